@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -175,3 +175,22 @@ def example() -> Problem:
         scale=False,
         name="worked example",
     )
+
+
+def override(problem: Problem, *, scale: bool | float | None = None, mask: tuple[str, ...] | None = None,
+             window: int | None = None, heads: int | None = None) -> Problem:
+    """the problem with the caller's settings in place of the file's (None keeps the file's)"""
+    changes: dict[str, object] = {}
+    if scale is not None:
+        changes["scale"] = scale
+    if mask is not None:
+        changes["mask"] = tuple(m for m in mask if m != "none")
+        if "window" not in mask and window is None:
+            changes["window"] = None
+        if "padding" not in mask:
+            changes["padding"] = None
+    if window is not None:
+        changes["window"] = window
+    if heads is not None:
+        changes["heads"] = heads
+    return replace(problem, **changes) if changes else problem

@@ -1,0 +1,172 @@
+"""The command line: parse, call the engine, hand the trace to a renderer. Errors are reported here, once."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, Callable, Optional, TypeVar
+
+import typer
+
+from attntrace import __version__
+from attntrace.errors import AttntraceError
+from attntrace.output import OutputOptions, show_steps, show_text
+from attntrace.terminal import Environment, ExitStatus, exit_on_interrupt
+
+app = typer.Typer(
+    add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True, rich_markup_mode=None,
+    help="Trace transformer self-attention step by step, on real numbers.",
+)
+environment: Callable[[], Environment] = Environment  # tests replace this to simulate a terminal or a pipe
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Format(str, Enum):
+    table = "table"
+    plain = "plain"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
+
+
+class Colour(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+def reported(fn: F) -> F:
+    """turn the project's errors into one line on stderr and exit 1, with nothing on stdout"""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except AttntraceError as e:
+            typer.echo(f"attntrace: {e}", err=True)
+            raise typer.Exit(e.exit_code) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _positive(value: Optional[float]) -> Optional[float]:
+    if value is not None and not value > 0:
+        raise typer.BadParameter(f"{value} must be a positive number")
+    return value
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"attntrace {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Trace transformer self-attention step by step, on real numbers."""
+
+
+FileArg = Annotated[Optional[str], typer.Argument(
+    help="Problem: a .json file, a directory of CSV files, an .npz, or - for JSON on stdin. "
+         "Without it, the built-in worked example.", show_default=False)]
+FormatOpt = Annotated[Optional[Format], typer.Option(
+    "--format", "-f", help="table in a terminal, plain otherwise.", show_default=False)]
+PrecisionOpt = Annotated[int, typer.Option("--precision", "-p", min=0, max=17, help="Decimals shown.")]
+CarryOpt = Annotated[bool, typer.Option(
+    "--carry-rounding", help="Round every intermediate to --precision and carry it on, as by hand.")]
+PauseOpt = Annotated[bool, typer.Option("--pause/--no-pause", help="Wait for Enter after each step (terminal only).")]
+ScaleOpt = Annotated[Optional[bool], typer.Option(
+    "--scale/--no-scale", help="Divide the scores by sqrt(d_k), or not. Default: the file's.", show_default=False)]
+ScaleByOpt = Annotated[Optional[float], typer.Option(
+    "--scale-by", callback=lambda v: _positive(v), help="Divide the scores by this number.", show_default=False)]
+MaskOpt = Annotated[Optional[list[str]], typer.Option(
+    "--mask", help="causal, window, padding or none; repeat or use commas.", show_default=False)]
+WindowOpt = Annotated[Optional[int], typer.Option("--window", min=0, help="Window mask: |i - j| <= W.",
+                                                  show_default=False)]
+HeadsOpt = Annotated[Optional[int], typer.Option("--heads", min=1, help="Number of heads.", show_default=False)]
+OutputOpt = Annotated[Optional[Path], typer.Option(
+    "--output", "-o", dir_okay=False, help="Write to this file (UTF-8, LF) instead of stdout.", show_default=False)]
+ColourOpt = Annotated[Colour, typer.Option("--color", help="Colour: auto (terminal without NO_COLOR), always, never.")]
+XOpt = Annotated[Optional[str], typer.Option("--x", help="X from a .csv, .npy or .json file.", show_default=False)]
+WqOpt = Annotated[Optional[str], typer.Option("--w-q", help="W_Q from a file.", show_default=False)]
+WkOpt = Annotated[Optional[str], typer.Option("--w-k", help="W_K from a file.", show_default=False)]
+WvOpt = Annotated[Optional[str], typer.Option("--w-v", help="W_V from a file.", show_default=False)]
+InputOpt = Annotated[int, typer.Option("--input", "-i", help="The input to trace, from 1.", show_default=False)]
+
+
+def _problem(file: Optional[str], x: Optional[str], w_q: Optional[str], w_k: Optional[str], w_v: Optional[str],
+             scale: Optional[bool], scale_by: Optional[float], mask: Optional[list[str]], window: Optional[int],
+             heads: Optional[int], env: Environment):  # type: ignore[no-untyped-def]
+    from attntrace.load.problemfile import checked, load
+    from attntrace.problem import override
+
+    problem = load(file, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v})
+    masks = None if mask is None else tuple(m.strip() for item in mask for m in item.split(",") if m.strip())
+    problem = override(problem, scale=scale_by if scale_by is not None else scale, mask=masks, window=window,
+                       heads=heads)
+    for note in problem.notes:
+        env.message(f"note: {note}")
+    return checked(problem, file or "the built-in example")
+
+
+def _options(fmt: Optional[Format], precision: int, pause: bool, output: Optional[Path], colour: Colour) -> OutputOptions:
+    return OutputOptions(None if fmt is None else fmt.value, precision, pause, output, colour.value)
+
+
+def _emit(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
+    from attntrace.contract import dumps, trace_to_dict
+
+    for warning in t.warnings:
+        env.message(f"warning: {warning}")
+    if opts.resolved_format(env) == "json":
+        show_text(env, [dumps(trace_to_dict(t))], opts)
+    else:
+        show_steps(env, steps, opts)
+
+
+@app.command(epilog="Example: attntrace run samples/causal.json --precision 2 > answers.txt")
+@reported
+def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False,
+        pause: PauseOpt = False, scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None,
+        window: WindowOpt = None, heads: HeadsOpt = None, output: OutputOpt = None, color: ColourOpt = Colour.auto,
+        x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None) -> None:
+    """The eight steps for every input."""
+    from attntrace.engine import trace
+    from attntrace.view import run_steps, walk_rows
+
+    env = environment()
+    problem = _problem(file, x, w_q, w_k, w_v, scale, scale_by, mask, window, heads, env)
+    t = trace(problem, show=walk_rows(len(problem.x)), decimals=precision if carry_rounding else None)
+    _emit(env, t, run_steps(t), _options(fmt, precision, pause, output, color))
+
+
+@app.command(epilog="Example: attntrace step samples/scaled.json --input 2")
+@reported
+def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  # type: ignore[assignment]
+         precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
+         scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
+         heads: HeadsOpt = None, output: OutputOpt = None, color: ColourOpt = Colour.auto, x: XOpt = None,
+         w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None) -> None:
+    """Steps 4 to 7 for one input, after a reminder of q, K and V."""
+    from attntrace.engine import trace
+    from attntrace.view import step_steps
+
+    env = environment()
+    problem = _problem(file, x, w_q, w_k, w_v, scale, scale_by, mask, window, heads, env)
+    t = trace(problem, query=input_, decimals=precision if carry_rounding else None)
+    _emit(env, t, step_steps(t), _options(fmt, precision, pause, output, color))
+
+
+def main() -> None:
+    """the console script: Ctrl-C exits 130, and no error ends in a traceback"""
+    exit_on_interrupt()
+    try:
+        app()
+    except AttntraceError as e:
+        sys.stderr.write(f"attntrace: {e}\n")
+        raise SystemExit(ExitStatus.ERROR) from None

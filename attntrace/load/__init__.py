@@ -1,0 +1,1 @@
+"""Reading problems from JSON, CSV and NumPy files, with errors that point at the cell."""

@@ -1,0 +1,46 @@
+"""Strict JSON: no NaN or Infinity, no number too large for a float, no duplicate keys, bounded depth."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from attntrace.errors import AttntraceError
+
+
+def parse(text: str, name: str) -> Any:
+    """the JSON value of text, or one error naming the line and column of what is wrong"""
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant,
+                          parse_float=_finite)
+    except json.JSONDecodeError as e:
+        raise AttntraceError(f"{name}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise AttntraceError(f"{name}: nested too deeply; a problem's matrices are lists of rows") from None
+    except _Bad as e:
+        raise AttntraceError(f"{name}: {e}") from None
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _Bad(f'key "{key}" appears twice; keep one')
+        seen[key] = value
+    return seen
+
+
+def _no_constant(word: str) -> float:
+    raise _Bad(f"{word} is not a number attntrace accepts; give a finite value")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Bad(f"{text} is too large for a float64; give a finite value")
+    return value

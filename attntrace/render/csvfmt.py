@@ -1,0 +1,28 @@
+"""CSV: each block under a "# Step N · title" line, then a header row and one row per label."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from attntrace.render.layout import number
+from attntrace.view import Block, Note, Step
+
+
+def render_step(step: Step, precision: int) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for item in step.items:
+        if isinstance(item, Note):
+            out.write(f"# {item.text}\n")
+        else:
+            _block(writer, out, item, precision, step.number)
+        out.write("\n")
+    return out.getvalue()
+
+
+def _block(writer: csv.writer, out: io.StringIO, b: Block, precision: int, step: int) -> None:  # type: ignore[valid-type]
+    out.write(f"# Step {step} · {b.title}\n")
+    writer.writerow(["", *b.cols])
+    for r, label in enumerate(b.rows):
+        writer.writerow([label, *(number(float(v), precision) for v in b.values[r])])

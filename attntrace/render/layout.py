@@ -1,0 +1,41 @@
+"""Formatting numbers and choosing which rows and columns of a huge matrix are shown."""
+
+from __future__ import annotations
+
+import math
+
+MAX_SHOWN = 64  # a matrix with more rows or columns than this is elided in the middle
+
+
+def number(value: float, precision: int) -> str:
+    """fixed decimals; -0 prints as 0 and a masked cell as -inf"""
+    if math.isinf(value):
+        return "-inf" if value < 0 else "inf"
+    text = f"{value:.{precision}f}"
+    if text.startswith("-") and not text.strip("-0."):
+        return text[1:]
+    return text
+
+
+def shown(count: int, limit: int = MAX_SHOWN) -> tuple[list[int], int]:
+    """the indices shown (the first and last limit/2 when count > limit) and how many are hidden"""
+    if count <= limit:
+        return list(range(count)), 0
+    half = limit // 2
+    return list(range(half)) + list(range(count - half, count)), count - limit
+
+
+def hidden_line(count: int, what: str) -> str:
+    return f"… {count} {what} hidden; --format json shows all"
+
+
+def runs(widths: list[int], room: int, gap: int) -> list[tuple[int, int]]:
+    """split columns into [start, stop) runs that fit in room characters, each column taking gap + its width"""
+    out, start, used = [], 0, 0
+    for k, w in enumerate(widths):
+        if used and used + gap + w > room:
+            out.append((start, k))
+            start, used = k, 0
+        used += gap + w
+    out.append((start, len(widths)))
+    return out

@@ -1,0 +1,36 @@
+"""Markdown: each block a titled pipe table, for worksheets, wikis and notebooks."""
+
+from __future__ import annotations
+
+from attntrace.render.layout import hidden_line, number, shown
+from attntrace.view import Block, Note, Step
+
+
+def render_step(step: Step, precision: int) -> str:
+    lines = [f"## {step.heading}", ""]
+    for item in step.items:
+        lines.extend([f"*{item.text}*"] if isinstance(item, Note) else block(item, precision, step.number))
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def block(b: Block, precision: int, step: int, blank: bool = False) -> list[str]:
+    """a pipe table; blank leaves the cells empty for a worksheet"""
+    rows, hidden_rows = shown(len(b.rows))
+    cols, hidden_cols = shown(len(b.cols))
+    lines = [f"**Step {step} · {_escape(b.title)}** [{len(b.rows)} x {len(b.cols)}]", ""]
+    lines.append("| | " + " | ".join(_escape(b.cols[c]) for c in cols) + " |")
+    lines.append("|---|" + "---:|" * len(cols))
+    for k, r in enumerate(rows):
+        if hidden_rows and k == len(rows) // 2:
+            lines.append("| ⋮ |" + " ⋮ |" * len(cols))
+        cells = ["   " if blank else number(float(b.values[r, c]), precision) for c in cols]
+        lines.append(f"| {_escape(b.rows[r])} | " + " | ".join(cells) + " |")
+    for count, what in ((hidden_rows, "rows"), (hidden_cols, "columns")):
+        if count:
+            lines.extend(["", f"*{hidden_line(count, what)}*"])
+    return lines

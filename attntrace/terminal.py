@@ -1,0 +1,108 @@
+"""What the process is attached to, and the only place that writes to stdout, pauses or reads keys."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+from dataclasses import dataclass, field
+from enum import IntEnum
+from pathlib import Path
+from typing import IO, Callable
+
+
+class ExitStatus(IntEnum):
+    SUCCESS = 0
+    ERROR = 1
+    USAGE = 2
+    ERROR_CTRL_C = 130
+
+
+@dataclass
+class Environment:
+    """the terminal state, injectable so tests can simulate a terminal or a pipe"""
+
+    stdout_isatty: bool = field(default_factory=lambda: sys.stdout.isatty())
+    stdin_isatty: bool = field(default_factory=lambda: sys.stdin.isatty())
+    no_color: bool = field(default_factory=lambda: bool(os.environ.get("NO_COLOR")))
+    width: int = field(default_factory=lambda: shutil.get_terminal_size((100, 24)).columns)
+    stdout: IO[str] = field(default_factory=lambda: sys.stdout)
+    stderr: IO[str] = field(default_factory=lambda: sys.stderr)
+    read_key: Callable[[], str] | None = None
+
+    def colour(self, choice: str, to_file: bool) -> bool:
+        """auto: colour only for a terminal and only without NO_COLOR; always and never as said"""
+        if choice == "always":
+            return True
+        if choice == "never" or to_file:
+            return False
+        return self.stdout_isatty and not self.no_color
+
+    def can_pause(self, to_file: bool) -> bool:
+        """pausing needs a person: stdin and stdout both terminals, and stdout not redirected to a file"""
+        return self.stdin_isatty and self.stdout_isatty and not to_file
+
+    def message(self, text: str) -> None:
+        self.stderr.write(text + "\n")
+        self.stderr.flush()
+
+    def write(self, text: str) -> None:
+        """write data to stdout; a reader that has gone away (| head) ends the run quietly"""
+        try:
+            self.stdout.write(text)
+            self.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+            raise SystemExit(ExitStatus.SUCCESS) from None
+
+    def pause(self) -> bool:
+        """wait for a key on the terminal; False when the user asks to quit"""
+        self.stderr.write("── Enter: next step · q: quit ──")
+        self.stderr.flush()
+        key = (self.read_key or _read_key)()
+        self.stderr.write("\r\033[K")
+        self.stderr.flush()
+        return key.lower() != "q"
+
+
+def write_file(path: Path, text: str) -> None:
+    """UTF-8 with LF line endings on every platform"""
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _read_key() -> str:
+    """one key press, without waiting for Enter where the platform allows it"""
+    try:
+        import termios
+        import tty
+    except ImportError:  # Windows
+        import msvcrt
+
+        return msvcrt.getwch()
+    fd = sys.stdin.fileno()
+    old = termios.tcgetattr(fd)
+    try:
+        tty.setcbreak(fd)
+        return os.read(fd, 1).decode(errors="replace")
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, old)
+
+
+def exit_on_interrupt() -> None:
+    """Ctrl-C ends the run with status 130 and no traceback"""
+
+    def interrupted(signum: int, frame: object) -> None:
+        sys.stderr.write("\n")
+        raise SystemExit(ExitStatus.ERROR_CTRL_C)
+
+    signal.signal(signal.SIGINT, interrupted)
