@@ -1,0 +1,142 @@
+"""The engine against the seed article's worked example and its documented behaviour."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from attntrace.engine import trace
+from attntrace.errors import AttntraceError
+from attntrace.maths import round_half_up, softmax
+from attntrace.problem import Problem, example
+
+E2 = np.exp(2.0)
+
+
+def test_worked_example_q_k_v_and_scores():
+    h = trace(example()).heads[0]
+    assert h.q.tolist() == [[1, 0, 2], [2, 2, 2], [2, 1, 3]]
+    assert h.k.tolist() == [[0, 1, 1], [4, 4, 0], [2, 3, 1]]
+    assert h.v.tolist() == [[1, 2, 3], [2, 8, 0], [2, 6, 3]]
+    assert h.scores.tolist() == [[2, 4, 4], [4, 16, 12], [4, 12, 10]]
+
+
+def test_worked_example_softmax_and_output_in_closed_form():
+    t = trace(example())
+    h = t.heads[0]
+    np.testing.assert_allclose(h.weights[0], np.array([1, E2, E2]) / (1 + 2 * E2), rtol=1e-15)
+    expected = np.array([1 + 4 * E2, 2 + 14 * E2, 3 * (1 + E2)]) / (1 + 2 * E2)
+    np.testing.assert_allclose(t.output[0], expected, rtol=1e-15)
+    np.testing.assert_allclose(t.output[0], [1.93662, 6.68311, 1.59507], atol=5e-6)
+    assert t.divisor == 1.0 and t.check.ok
+
+
+def test_weighted_values_sum_to_the_output():
+    t = trace(example())
+    h = t.heads[0]
+    for i in range(3):
+        np.testing.assert_allclose(h.weighted[i], h.weights[i][:, None] * h.v)
+        np.testing.assert_allclose(h.weighted[i].sum(axis=0), h.output[i])
+
+
+def test_carried_rounding_at_one_decimal_reproduces_a_hand_calculation():
+    t = trace(example(), decimals=1)
+    assert t.heads[0].weights[0].tolist() == [0.1, 0.5, 0.5]
+    assert t.output[0].tolist() == [2.1, 7.2, 1.8]
+    assert not np.allclose(t.output[0], [2.0, 7.0, 1.5])  # the article's ad-hoc [0.0, 0.5, 0.5]
+
+
+def test_rounding_is_half_away_from_zero_like_a_student():
+    assert round_half_up(np.array([0.25, -0.25, 0.285, 2.5, 0.04]), 1).tolist() == [0.3, -0.3, 0.3, 2.5, 0.0]
+    assert round_half_up(np.array([0.285]), 2).tolist() == [0.29]
+
+
+@pytest.mark.parametrize("scale, divisor", [(True, np.sqrt(3)), (False, 1.0), (8.0, 8.0)])
+def test_scale_divides_the_scores(scale, divisor):
+    t = trace(replace(example(), scale=scale))
+    h = t.heads[0]
+    assert t.divisor == pytest.approx(divisor)
+    np.testing.assert_allclose(h.scaled, h.scores / divisor)
+    np.testing.assert_allclose(h.weights, softmax(h.scores / divisor))
+
+
+def test_missing_projections_are_the_identity():
+    x = np.array([[1.0, 2.0], [3.0, -1.0]])
+    h = trace(Problem(x=x)).heads[0]
+    assert np.array_equal(h.q, x) and np.array_equal(h.k, x) and np.array_equal(h.v, x)
+
+
+def test_biases_are_added_after_the_product():
+    p = replace(example(), b_q=np.array([1.0, 0, 0]), b_k=np.array([0, 1.0, 0]), b_v=np.array([0, 0, 1.0]))
+    h = trace(p).heads[0]
+    assert h.q[0].tolist() == [2, 0, 2] and h.k[0].tolist() == [0, 2, 1] and h.v[0].tolist() == [1, 2, 4]
+
+
+def test_causal_mask_hides_later_keys_with_zero_weight_and_null_scaled():
+    t = trace(replace(example(), mask=("causal",)))
+    h = t.heads[0]
+    assert h.weights[0].tolist() == [1.0, 0.0, 0.0]
+    assert np.isneginf(h.scaled[0, 1:]).all() and np.isfinite(h.scaled[2]).all()
+
+
+def test_window_mask_keeps_keys_within_the_window():
+    t = trace(Problem(x=np.eye(5), window=1))
+    assert (t.heads[0].weights > 0).sum(axis=1).tolist() == [2, 3, 3, 3, 2]
+
+
+def test_a_fully_masked_query_gets_zero_weights_and_output_and_a_warning():
+    p = replace(example(), padding=(True, True, True))
+    t = trace(p)
+    assert not np.isnan(t.output).any()
+    assert np.all(t.output == 0) and np.all(t.heads[0].weights == 0)
+    assert len(t.warnings) == 3 and "every key is masked" in t.warnings[0]
+
+
+def test_huge_scores_stay_finite():
+    x = np.array([[1.0], [-1.0]])
+    t = trace(Problem(x=x, w_q=np.array([[100.0]]), w_k=np.array([[100.0]]), scale=False))
+    assert np.abs(t.heads[0].scores).max() == pytest.approx(1e4)
+    assert np.isfinite(t.output).all() and np.isfinite(t.heads[0].weights).all()
+
+
+def test_cross_attention_takes_keys_and_values_from_the_source():
+    src = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0]])
+    p = Problem(x=np.array([[1.0, 1.0]]), source=src, w_q=np.eye(2), w_k=np.ones((3, 2)), w_v=np.eye(3))
+    t = trace(p)
+    assert t.dims.m == 2 and t.heads[0].k.shape == (2, 2) and t.output.shape == (1, 3)
+
+
+def test_causal_with_a_source_is_an_error():
+    p = Problem(x=np.ones((2, 2)), source=np.ones((3, 2)), mask=("causal",))
+    with pytest.raises(AttntraceError, match="self-attention only"):
+        trace(p)
+
+
+def test_heads_split_columns_and_w_o_joins_them():
+    p = replace(example(), w_q=np.ones((4, 4)), w_k=np.ones((4, 4)), w_v=np.arange(16.0).reshape(4, 4), heads=2,
+                w_o=np.eye(4) * 2, b_o=np.ones(4))
+    t = trace(p)
+    assert [h.q.shape for h in t.heads] == [(3, 2), (3, 2)]
+    np.testing.assert_allclose(t.output, t.concat * 2 + 1)
+
+
+def test_single_query_holds_that_row_only():
+    t = trace(example(), query=2)
+    assert t.rows == (1,) and t.heads[0].scores.tolist() == [[4, 16, 12]]
+    assert list(t.heads[0].weighted) == [1]
+
+
+@pytest.mark.parametrize("query", [0, 4, -1])
+def test_single_query_out_of_range(query):
+    with pytest.raises(AttntraceError, match="inputs 1 to 3"):
+        trace(example(), query=query)
+
+
+def test_show_limits_the_weighted_values_formed():
+    t = trace(example(), show=[0, 2])
+    assert sorted(t.heads[0].weighted) == [0, 2]
+
+
+def test_intermediates_are_float64():
+    h = trace(example()).heads[0]
+    assert {a.dtype for a in (h.q, h.k, h.v, h.scores, h.weights, h.output)} == {np.dtype("float64")}
