@@ -170,3 +170,64 @@ def main() -> None:
     except AttntraceError as e:
         sys.stderr.write(f"attntrace: {e}\n")
         raise SystemExit(ExitStatus.ERROR) from None
+
+
+@app.command(epilog="Example: attntrace validate samples/two_heads.json")
+@reported
+def validate(file: Annotated[str, typer.Argument(help="Problem file, CSV directory, .npz, or - for stdin.")],
+             x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None) -> None:
+    """Check a problem and print its shapes, without computing anything."""
+    from attntrace.problem import dims
+
+    env = environment()
+    problem = _problem(file, x, w_q, w_k, w_v, None, None, None, None, None, env)
+    d = dims(problem)
+    kind = f"cross-attention, m = {d.m} source rows" if problem.source is not None else "self-attention"
+    lines = [
+        f"{'stdin' if file == '-' else file}: a valid problem ({kind})",
+        f"n        {d.n}", f"m        {d.m}", f"d_model  {d.d_model}",
+        *([f"d_src    {d.d_src}"] if problem.source is not None else []),
+        f"d_k      {d.d_k} per head", f"d_v      {d.d_v} per head", f"heads    {d.heads}", f"d_out    {d.d_out}",
+        f"scale    {_scale_text(problem.scale)}", f"masks    {', '.join(problem.masks) or 'none'}",
+    ]
+    env.write("\n".join(lines) + "\n")
+
+
+def _scale_text(scale: bool | float) -> str:
+    if scale is True:
+        return "true (divide the scores by sqrt(d_k))"
+    return "false (no scaling)" if scale is False else f"divide the scores by {scale:g}"
+
+
+@app.command(epilog="Example: attntrace schema > attntrace.schema.json")
+@reported
+def schema() -> None:
+    """Print the JSON Schema of a problem file."""
+    from attntrace.contract import dumps
+    from attntrace.schema import schema as problem_schema
+
+    environment().write(dumps(problem_schema()))
+
+
+@app.command(epilog="Example: attntrace new --tokens 3 --d-model 4 --d-k 3 --d-v 3 --seed 1 -o homework.json")
+@reported
+def new(
+    tokens: Annotated[int, typer.Option("--tokens", "-n", min=1, help="Number of inputs n.")] = 3,
+    d_model: Annotated[int, typer.Option("--d-model", min=1, help="Size of each input.")] = 4,
+    d_k: Annotated[int, typer.Option("--d-k", min=1, help="Size of queries and keys (all heads).")] = 3,
+    d_v: Annotated[int, typer.Option("--d-v", min=1, help="Size of values (all heads).")] = 3,
+    heads: Annotated[int, typer.Option("--heads", min=1, help="Number of heads; must divide d_k and d_v.")] = 1,
+    init: Annotated[str, typer.Option("--init", help="integers (by hand), normal, xavier or kaiming.")] = "integers",
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Random seed, for the same problem again.")] = None,
+    labels: Annotated[Optional[str], typer.Option("--labels", help='Token labels, comma-separated: "I,love,cats".')] = None,
+    output: OutputOpt = None,
+) -> None:
+    """Write a ready-to-edit problem with random weights."""
+    from attntrace.contract import dumps, problem_to_dict
+    from attntrace.generate import random_problem
+    from attntrace.load.problemfile import checked
+
+    names = None if labels is None else tuple(t.strip() for t in labels.split(","))
+    problem = checked(random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init,
+                                     seed=seed, tokens=names), "new")
+    show_text(environment(), [dumps(problem_to_dict(problem))], OutputOptions(output=output))

@@ -151,7 +151,7 @@ def _problem(data: dict[str, Any]) -> Problem:
             arrays[key] = values.array(value, key, 1) if isinstance(value, np.ndarray) else values.vector(value, key)
     layout = data.get("layout", "x_w")
     if layout not in LAYOUTS:
-        raise AttntraceError(f'layout = {layout!r}; use "x_w" (d_in x d_out, the default) or "torch" (out x in)')
+        raise AttntraceError(f'layout = {_show(layout)}; use "x_w" (d_in x d_out, the default) or "torch" (out x in)')
     if layout == "torch":
         for key in ("w_q", "w_k", "w_v", "w_o"):
             if key in arrays:

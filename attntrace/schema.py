@@ -1,0 +1,56 @@
+"""The JSON Schema of a problem file, as printed by `attntrace schema`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attntrace.problem import MASKS
+
+_NUMBER = {"type": "number"}
+_MATRIX = {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 1, "items": _NUMBER},
+           "description": "a list of rows of equal length"}
+_VECTOR = {"type": "array", "minItems": 1, "items": _NUMBER}
+_LABELS = {"type": "array", "items": {"type": "string"}}
+
+
+def schema() -> dict[str, Any]:
+    def matrix(text: str) -> dict[str, Any]:
+        return {**_MATRIX, "description": text}
+
+    def vector(text: str) -> dict[str, Any]:
+        return {**_VECTOR, "description": text}
+
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "attntrace problem",
+        "type": "object",
+        "required": ["x"],
+        "additionalProperties": False,
+        "properties": {
+            "$schema": {"type": "string"},
+            "name": {"type": "string", "description": "shown in titles"},
+            "x": matrix("the inputs X, n x d_model, one row per input"),
+            "w_q": matrix("W_Q, d_model x d_k; missing = identity"),
+            "w_k": matrix("W_K, d_model x d_k (d_src x d_k with a source); missing = identity"),
+            "w_v": matrix("W_V, d_model x d_v (d_src x d_v with a source); missing = identity"),
+            "b_q": vector("bias added to Q, d_k values"),
+            "b_k": vector("bias added to K, d_k values"),
+            "b_v": vector("bias added to V, d_v values"),
+            "source": matrix("cross-attention: K and V come from this m x d_src matrix"),
+            "heads": {"type": "integer", "minimum": 1, "default": 1,
+                      "description": "split the columns of W_Q, W_K, W_V into this many equal blocks"},
+            "w_o": matrix("output projection applied to the concatenated heads, d_v x d_out"),
+            "b_o": vector("bias added after W_O, d_out values"),
+            "scale": {"oneOf": [{"type": "boolean"}, {"type": "number", "exclusiveMinimum": 0}], "default": True,
+                      "description": "true: divide scores by sqrt(d_k); false: no scaling; a number: divide by it"},
+            "mask": {"oneOf": [{"enum": list(MASKS)}, {"type": "array", "items": {"enum": list(MASKS)}}],
+                     "description": "causal (self-attention only), window, padding; combinable"},
+            "window": {"type": "integer", "minimum": 0, "description": "window mask: key j is seen when |i - j| <= window"},
+            "padding": {"type": "array", "items": {"type": "boolean"},
+                        "description": "one per key; true = padded, never attended"},
+            "layout": {"enum": ["x_w", "torch"], "default": "x_w",
+                       "description": "torch: weights are stored out x in, as nn.Linear does, and are transposed"},
+            "tokens": {**_LABELS, "description": "labels of the n inputs"},
+            "source_tokens": {**_LABELS, "description": "labels of the m source rows"},
+        },
+    }

@@ -1,0 +1,222 @@
+"""Every kind of bad input gets one clear line naming the file, key and cell; exit 1; nothing on stdout."""
+
+import json
+
+import numpy as np
+import pytest
+
+from attntrace.engine import trace
+from attntrace.load.problemfile import load
+from tests.conftest import SAMPLES
+
+GOOD = json.loads((SAMPLES / "worked_example.json").read_text())
+
+
+def _with(**changes):
+    data = {k: v for k, v in GOOD.items() if k not in changes}
+    data.update({k: v for k, v in changes.items() if v is not None})
+    return json.dumps(data)
+
+
+BAD_JSON = {
+    "ragged rows": (_with(x=[[1, 0, 1, 0], [0, 2, 0]]), ["x row 2 has 3 values, row 1 has 4"]),
+    "string": (_with(x=[[1, "a", 1, 0]]), ['x[0][1]', 'expected a number, got "a"', "row 1, column 2"]),
+    "boolean": (_with(w_q=[[True, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]), ["w_q[0][0]", "got true"]),
+    "null": (_with(w_k=[[0, 0, 1], [1, None, 0], [0, 1, 0], [1, 1, 0]]), ["w_k[1][1]", "got null"]),
+    "NaN": ('{"x": [[NaN]]}', ["NaN", "finite"]),
+    "Infinity": ('{"x": [[-Infinity]]}', ["-Infinity", "finite"]),
+    "1e999": ('{"x": [[1e999]]}', ["1e999", "finite"]),
+    "empty matrix": (_with(x=[]), ["x is empty"]),
+    "empty row": (_with(x=[[]]), ["x row 1 is empty"]),
+    "1-D": (_with(x=[1, 0, 1, 0]), ["x is 1-D", "[[...]]"]),
+    "3-D": (_with(x=[[[1]]]), ["x[0][0]", "2-D"]),
+    "scalar": (_with(x=3), ["x must be a matrix", "got 3"]),
+    "w_q rows": (_with(w_q=[[1, 0, 1]] * 3), ["w_q has 3 rows but x has 4 columns (Q = X · W_Q needs them equal)"]),
+    "w_k cols": (_with(w_k=[[1, 0]] * 4), ["w_k has 2 columns but w_q has 3 (q · k needs the same d_k)"]),
+    "w_v rows": (_with(w_v=[[1, 0]] * 5), ["w_v has 5 rows but x has 4 columns"]),
+    "source cols": (_with(source=[[1, 2]]), ["w_k has 4 rows but source has 2 columns"]),
+    "b_q size": (_with(b_q=[1, 2]), ["b_q has 2 values but d_k = 3"]),
+    "b_v size": (_with(b_v=[1]), ["b_v has 1 values but d_v = 3"]),
+    "w_o rows": (_with(w_o=[[1]] * 2), ["w_o has 2 rows but the concatenated heads have 3 columns"]),
+    "b_o size": (_with(w_o=[[1]] * 3, b_o=[1, 2]), ["b_o has 2 values but w_o has 1 columns"]),
+    "b_o alone": (_with(b_o=[1, 2, 3]), ["b_o is set but w_o is not"]),
+    "heads divide": (_with(heads=2), ["heads = 2 does not divide d_k = 3"]),
+    "heads zero": (_with(heads=0), ["heads = 0 must be a whole number of at least 1"]),
+    "heads string": (_with(heads="2"), ['heads = "2"']),
+    "heads fraction": (_with(heads=1.5), ["heads = 1.5"]),
+    "negative window": (_with(window=-1), ["window = -1 must be a whole number of at least 0"]),
+    "zero scale": (_with(scale=0), ["scale = 0 must be true"]),
+    "negative scale": (_with(scale=-2), ["scale = -2"]),
+    "string scale": (_with(scale="yes"), ['scale = "yes"']),
+    "unknown mask": (_with(mask=["casual"]), ['unknown mask "casual"; did you mean "causal"?']),
+    "padding length": (_with(padding=[True, False]), ["padding has 2 values but there are 3 keys"]),
+    "padding type": (_with(padding=[1, 0, 0]), ["padding[0]", "true or false"]),
+    "causal with source": (_with(source=[[1, 2, 3, 4]], mask="causal"), ['"causal" is for self-attention only']),
+    "duplicate keys": ('{"x": [[1]], "x": [[2]]}', ['key "x" appears twice']),
+    "unknown key": (_with(w_Q=[[1]]), ['unknown key "w_Q"; did you mean "w_q"?']),
+    "missing x": (json.dumps({"w_q": [[1]]}), ["x is missing"]),
+    "top level list": ("[[1, 2]]", ["top level must be an object", "got a list"]),
+    "empty": ("", ["is empty"]),
+    "whitespace": ("  \n\t \n", ["is empty"]),
+    "malformed": ('{"x": [[1, 2],\n  [3, 4]\n', ["invalid JSON at line 3 column 1"]),
+    "deep nesting": ("[" * 100_000 + "]" * 100_000, ["nested too deeply"]),
+    "tokens length": (_with(tokens=["a"]), ["tokens has 1 labels but x has 3 rows"]),
+    "unknown layout": (_with(layout="tf"), ['layout = "tf"']),
+}
+
+
+@pytest.mark.parametrize("case", BAD_JSON)
+def test_bad_json_gets_one_clear_line(case, attntrace, tmp_path):
+    text, expected = BAD_JSON[case]
+    path = tmp_path / "sample.json"
+    path.write_text(text)
+    r = attntrace("run", path)
+    assert r.code == 1 and r.out == ""
+    line = r.err.strip()
+    assert "\n" not in line and "Traceback" not in r.err
+    assert line.startswith(f"attntrace: {path}")
+    for part in expected:
+        assert part in line
+
+
+def test_a_path_that_does_not_exist(attntrace, tmp_path):
+    r = attntrace("run", tmp_path / "nope.json")
+    assert r.code == 1 and "nope.json: no such file or directory" in r.err and r.out == ""
+
+
+def test_utf16_gets_a_message_saying_so(attntrace, tmp_path):
+    path = tmp_path / "ps.json"
+    path.write_bytes(json.dumps(GOOD).encode("utf-16"))
+    r = attntrace("run", path)
+    assert r.code == 1 and "UTF-16" in r.err and "UTF-8" in r.err
+
+
+def test_utf8_with_a_bom_is_read(attntrace, tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(GOOD).encode())
+    assert attntrace("run", path, "-f", "json").code == 0
+
+
+def test_files_over_the_size_cap_say_which_cap_and_how_to_raise_it(attntrace, tmp_path):
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(GOOD) + " " * 2000)
+    r = attntrace("run", path, env={"ATTNTRACE_MAX_MB": "0.001"})
+    assert r.code == 1 and "over the 0.001 MB cap" in r.err and "ATTNTRACE_MAX_MB=" in r.err
+    assert attntrace("run", path, env={"ATTNTRACE_MAX_MB": "1"}).code == 0
+
+
+def test_stdin_dash_reads_json(attntrace):
+    r = attntrace("run", "-", "-f", "json", input=json.dumps(GOOD))
+    assert r.code == 0 and json.loads(r.out)["output"] == trace(load(None)).output.tolist()
+
+
+def test_stdin_errors_name_stdin(attntrace):
+    r = attntrace("run", "-", input='{"x": [[1, "b"]]}')
+    assert r.code == 1 and r.err.startswith("attntrace: stdin: x[0][1]")
+
+
+# CSV
+
+
+def _csv_dir(tmp_path, **files):
+    d = tmp_path / "problem"
+    d.mkdir()
+    for name, text in files.items():
+        (d / name.replace("_csv", ".csv").replace("_txt", ".txt")).write_text(text)
+    return d
+
+
+def test_a_csv_directory_and_a_json_file_give_identical_traces():
+    a, b = trace(load(str(SAMPLES / "worked_example_csv"))), trace(load(str(SAMPLES / "worked_example.json")))
+    for ha, hb in zip(a.heads, b.heads):
+        for key in ("q", "k", "v", "scores", "weights", "output"):
+            np.testing.assert_array_equal(getattr(ha, key), getattr(hb, key))
+    assert a.problem.scale == b.problem.scale and a.problem.name == b.problem.name
+
+
+def test_a_csv_header_is_read_as_a_header_and_said_on_stderr(attntrace):
+    r = attntrace("run", SAMPLES / "worked_example_csv")
+    assert r.code == 0 and "w_q.csv: row 1 (q1, q2, q3) read as a header" in r.err
+    assert "read as a header" not in r.out
+
+
+def test_csv_comments_tokens_and_single_rows_stay_2d(tmp_path):
+    d = _csv_dir(tmp_path, x_csv="# one input\n1, 2, 3  # trailing comment\n", tokens_txt="solo\n")
+    p = load(str(d))
+    assert p.x.shape == (1, 3) and p.tokens == ("solo",)
+
+
+def test_csv_single_column_stays_2d(tmp_path):
+    d = _csv_dir(tmp_path, x_csv="1\n2\n3\n")
+    assert load(str(d)).x.shape == (3, 1)
+
+
+def test_csv_decimal_commas_suggest_the_fix(attntrace, tmp_path):
+    d = _csv_dir(tmp_path, x_csv="1,5;2,0\n3,1;4,0\n")
+    r = attntrace("run", d)
+    assert r.code == 1 and "x.csv line 1" in r.err and "decimal commas" in r.err and "'.'" in r.err
+
+
+def test_csv_bad_cell_names_line_and_column(attntrace, tmp_path):
+    d = _csv_dir(tmp_path, x_csv="1,2\n3,oops\n")
+    r = attntrace("run", d)
+    assert r.code == 1 and 'x.csv line 2, column 2: expected a number, got "oops"' in r.err
+
+
+def test_csv_ragged_rows(attntrace, tmp_path):
+    d = _csv_dir(tmp_path, x_csv="1,2\n3\n")
+    r = attntrace("run", d)
+    assert r.code == 1 and "x.csv line 2: x has 1 values, the first row has 2" in r.err
+
+
+def test_csv_directory_without_x(attntrace, tmp_path):
+    d = _csv_dir(tmp_path, w_q_csv="1\n")
+    r = attntrace("run", d)
+    assert r.code == 1 and "no x.csv or x.npy" in r.err
+
+
+def test_matrix_options_replace_the_files_matrices(attntrace, tmp_path):
+    (tmp_path / "wq.csv").write_text("1,0,0\n0,1,0\n0,0,1\n0,0,0\n")
+    r = attntrace("run", "-f", "json", "--w-q", tmp_path / "wq.csv")
+    assert r.code == 0 and json.loads(r.out)["heads"][0]["q"][0] == [1.0, 0.0, 1.0]
+
+
+def test_matrix_option_shape_errors_are_clear(attntrace, tmp_path):
+    (tmp_path / "wq.csv").write_text("1,0\n0,1\n")
+    r = attntrace("run", "--w-q", tmp_path / "wq.csv")
+    assert r.code == 1 and "w_q has 2 rows but x has 4 columns" in r.err
+
+
+# NumPy
+
+
+def test_npy_and_npz_files(tmp_path):
+    np.save(tmp_path / "x.npy", np.eye(4)[:2])
+    p = load(None, {"x": str(tmp_path / "x.npy")})
+    assert p.x.shape == (2, 4)
+    np.savez(tmp_path / "p.npz", x=np.eye(2), w_q=np.ones((2, 2)))
+    assert load(str(tmp_path / "p.npz")).w_q.shape == (2, 2)
+
+
+def test_npy_with_pickles_is_refused(attntrace, tmp_path):
+    np.save(tmp_path / "x.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    r = attntrace("run", "--x", tmp_path / "x.npy")
+    assert r.code == 1 and "pickles" in r.err
+
+
+def test_npy_non_finite_and_1d_are_refused(attntrace, tmp_path):
+    np.save(tmp_path / "x.npy", np.array([[1.0, np.nan]]))
+    r = attntrace("run", "--x", tmp_path / "x.npy")
+    assert r.code == 1 and "row 1, column 2 is nan" in r.err
+    np.save(tmp_path / "v.npy", np.array([1.0, 2.0]))
+    r = attntrace("run", "--x", tmp_path / "v.npy")
+    assert r.code == 1 and "1-D" in r.err
+
+
+def test_torch_layout_transposes_the_weights():
+    data = {**GOOD, "layout": "torch"}
+    for key in ("w_q", "w_k", "w_v"):
+        data[key] = np.array(GOOD[key]).T.tolist()
+    from attntrace.load.problemfile import from_dict
+
+    np.testing.assert_array_equal(trace(from_dict(data, "t")).output, trace(load(None)).output)
