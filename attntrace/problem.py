@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, field, replace
 
@@ -143,7 +144,9 @@ def _check_settings(problem: Problem, n: int, m: int) -> None:
             raise AttntraceError(f"scale = {scale!r} must be true, false or a positive number")
     for name in problem.mask:
         if name not in MASKS:
-            raise AttntraceError(f'unknown mask "{name}"; use {", ".join(MASKS)}')
+            guess = difflib.get_close_matches(name, MASKS, n=1)
+            hint = f'did you mean "{guess[0]}"?' if guess else f"use {', '.join(MASKS)}"
+            raise AttntraceError(f'unknown mask "{name}"; {hint}')
     if "causal" in problem.mask and problem.source is not None:
         raise AttntraceError('mask "causal" is for self-attention only; remove it or remove source')
     if "window" in problem.mask and problem.window is None:

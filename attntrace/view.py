@@ -182,7 +182,8 @@ def _every(t: Trace) -> Step:
     for a, h in enumerate(t.heads):
         head = _head(t, a)
         step.items.append(Block(f"{head}scores = Q K^T", "scores", p.labels, p.key_labels, h.scores))
-        step.items.append(Block(f"{head}weights = softmax(scores / {_divisor(t)})", "weights", p.labels,
+        scaled = "scores" if t.divisor == 1.0 else f"scores / {_divisor(t)}"
+        step.items.append(Block(f"{head}weights = softmax({scaled})", "weights", p.labels,
                                 p.key_labels, h.weights))
         step.items.append(Block(f"{head}output = weights · V", "output", p.labels, numbered(d.d_v), h.output))
     if d.heads > 1:
@@ -193,7 +194,7 @@ def _every(t: Trace) -> Step:
     c = t.check
     if t.decimals is not None:
         step.items.append(Note(
-            f"check: with rounding carried at {t.decimals} decimals, the row-by-row outputs differ from "
+            f"check: with rounding carried at {t.decimals} decimal{'s' * (t.decimals != 1)}, the row-by-row outputs differ from "
             f"softmax(Q K^T / s) V by at most {c.max_abs_diff:.{t.decimals + 2}f}"
         ))
     elif c.ok:
