@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional, TypeVar
+from typing import Annotated, Any, Optional, TypeVar
 
 import typer
 
@@ -15,10 +16,11 @@ from attntrace.errors import AttntraceError
 from attntrace.output import OutputOptions, show_steps, show_text
 from attntrace.terminal import Environment, ExitStatus, exit_on_interrupt
 
-app = typer.Typer(
+SETTINGS: dict[str, Any] = dict(
     add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True, rich_markup_mode=None,
     help="Trace transformer self-attention step by step, on real numbers.",
 )
+app = typer.Typer(**SETTINGS)
 environment: Callable[[], Environment] = Environment  # tests replace this to simulate a terminal or a pipe
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -166,7 +168,7 @@ def main() -> None:
     """the console script: Ctrl-C exits 130, and no error ends in a traceback"""
     exit_on_interrupt()
     try:
-        app()
+        _app_for(sys.argv[1:])()
     except AttntraceError as e:
         sys.stderr.write(f"attntrace: {e}\n")
         raise SystemExit(ExitStatus.ERROR) from None
@@ -231,3 +233,14 @@ def new(
     problem = checked(random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init,
                                      seed=seed, tokens=names), "new")
     show_text(environment(), [dumps(problem_to_dict(problem))], OutputOptions(output=output))
+
+
+def _app_for(args: list[str]) -> typer.Typer:
+    """the app with only the command being run: typer inspects every command's signature at start-up"""
+    chosen = [c for c in app.registered_commands if args and (c.name or c.callback.__name__) == args[0]]
+    if not chosen:
+        return app
+    single = typer.Typer(**SETTINGS)
+    single.registered_callback = app.registered_callback
+    single.registered_commands = chosen
+    return single

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass, field, replace
 
@@ -144,7 +143,9 @@ def _check_settings(problem: Problem, n: int, m: int) -> None:
             raise AttntraceError(f"scale = {scale!r} must be true, false or a positive number")
     for name in problem.mask:
         if name not in MASKS:
-            guess = difflib.get_close_matches(name, MASKS, n=1)
+            from difflib import get_close_matches  # only on this error path: it costs start-up time
+
+            guess = get_close_matches(name, MASKS, n=1)
             hint = f'did you mean "{guess[0]}"?' if guess else f"use {', '.join(MASKS)}"
             raise AttntraceError(f'unknown mask "{name}"; {hint}')
     if "causal" in problem.mask and problem.source is not None:

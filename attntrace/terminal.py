@@ -6,10 +6,11 @@ import os
 import shutil
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO
 
 
 class ExitStatus(IntEnum):

@@ -25,7 +25,7 @@ BAD_JSON = {
     "null": (_with(w_k=[[0, 0, 1], [1, None, 0], [0, 1, 0], [1, 1, 0]]), ["w_k[1][1]", "got null"]),
     "NaN": ('{"x": [[NaN]]}', ["NaN", "finite"]),
     "Infinity": ('{"x": [[-Infinity]]}', ["-Infinity", "finite"]),
-    "1e999": ('{"x": [[1e999]]}', ["1e999", "finite"]),
+    "1e999": ('{"x": [[1, 1e999]]}', ["x row 1, column 2 is inf", "finite"]),
     "empty matrix": (_with(x=[]), ["x is empty"]),
     "empty row": (_with(x=[[]]), ["x row 1 is empty"]),
     "1-D": (_with(x=[1, 0, 1, 0]), ["x is 1-D", "[[...]]"]),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -171,7 +170,9 @@ def _problem(data: dict[str, Any]) -> Problem:
 
 def _unknown(key: str) -> str:
     lowered = {k.lower(): k for k in KEYS}
-    guess = lowered.get(key.lower()) or next(iter(difflib.get_close_matches(key, KEYS, n=1)), None)
+    from difflib import get_close_matches  # only on this error path: it costs start-up time
+
+    guess = lowered.get(key.lower()) or next(iter(get_close_matches(key, KEYS, n=1)), None)
     hint = f'; did you mean "{guess}"?' if guess else f"; known keys are {', '.join(KEYS)}"
     return f'unknown key "{key}"{hint}'
 

@@ -24,6 +24,9 @@ def _kind(value: Any) -> str:
     return repr(value)
 
 
+_NUMBERS = {int, float}
+
+
 def _number(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise AttntraceError(f"{where}: expected a number, got {_kind(value)}")
@@ -50,7 +53,7 @@ def matrix(value: Any, key: str) -> np.ndarray:
     for i, row in enumerate(value):
         if len(row) != width:
             raise AttntraceError(f"{key} row {i + 1} has {len(row)} values, row 1 has {width}")
-        if not all(type(cell) is float or type(cell) is int for cell in row):
+        if not set(map(type, row)) <= _NUMBERS:
             for j, cell in enumerate(row):
                 if isinstance(cell, list):
                     raise AttntraceError(f"{key}[{i}][{j}]: expected a number, got a list ({key} must be 2-D)")

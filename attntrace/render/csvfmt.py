@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from attntrace.render.layout import number
+from attntrace.render.layout import cells
 from attntrace.view import Block, Note, Step
 
 
@@ -24,5 +24,6 @@ def render_step(step: Step, precision: int) -> str:
 def _block(writer: csv.writer, out: io.StringIO, b: Block, precision: int, step: int) -> None:  # type: ignore[valid-type]
     out.write(f"# Step {step} · {b.title}\n")
     writer.writerow(["", *b.cols])
-    for r, label in enumerate(b.rows):
-        writer.writerow([label, *(number(float(v), precision) for v in b.values[r])])
+    every_row, every_col = list(range(len(b.rows))), list(range(len(b.cols)))
+    for label, row in zip(b.rows, cells(b.values, every_row, every_col, precision)):
+        writer.writerow([label, *row])

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import math
+import numpy as np
 
 MAX_SHOWN = 64  # a matrix with more rows or columns than this is elided in the middle
 
 
-def number(value: float, precision: int) -> str:
-    """fixed decimals; -0 prints as 0 and a masked cell as -inf"""
-    if math.isinf(value):
-        return "-inf" if value < 0 else "inf"
-    text = f"{value:.{precision}f}"
-    if text.startswith("-") and not text.strip("-0."):
-        return text[1:]
-    return text
+def cells(values: np.ndarray, rows: list[int], cols: list[int], precision: int) -> list[list[str]]:
+    """the shown cells formatted at fixed decimals; -0 prints as 0 and a masked cell as -inf"""
+    fmt = f"{{:.{precision}f}}".format
+    negative_zero = fmt(-0.0)
+    out = [[fmt(v) for v in row] for row in values[np.ix_(rows, cols)].tolist()]
+    return [[c[1:] if c == negative_zero else c for c in row] for row in out]
 
 
 def shown(count: int, limit: int = MAX_SHOWN) -> tuple[list[int], int]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attntrace.render.layout import hidden_line, number, shown
+from attntrace.render.layout import cells, hidden_line, shown
 from attntrace.view import Block, Note, Step
 
 
@@ -25,11 +25,12 @@ def block(b: Block, precision: int, step: int, blank: bool = False) -> list[str]
     lines = [f"**Step {step} · {_escape(b.title)}** [{len(b.rows)} x {len(b.cols)}]", ""]
     lines.append("| | " + " | ".join(_escape(b.cols[c]) for c in cols) + " |")
     lines.append("|---|" + "---:|" * len(cols))
+    texts = cells(b.values, rows, cols, precision)
     for k, r in enumerate(rows):
         if hidden_rows and k == len(rows) // 2:
             lines.append("| ⋮ |" + " ⋮ |" * len(cols))
-        cells = ["   " if blank else number(float(b.values[r, c]), precision) for c in cols]
-        lines.append(f"| {_escape(b.rows[r])} | " + " | ".join(cells) + " |")
+        row = ["   "] * len(cols) if blank else texts[k]
+        lines.append(f"| {_escape(b.rows[r])} | " + " | ".join(row) + " |")
     for count, what in ((hidden_rows, "rows"), (hidden_cols, "columns")):
         if count:
             lines.extend(["", f"*{hidden_line(count, what)}*"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attntrace.render.layout import hidden_line, number, runs, shown
+from attntrace.render.layout import cells, hidden_line, runs, shown
 from attntrace.view import Block, Note, Step
 
 WIDTH = 80  # fixed, whatever the terminal: two students' files must diff cleanly
@@ -23,20 +23,20 @@ def note(item: Note) -> list[str]:
 def block(b: Block, precision: int, step: int) -> list[str]:
     rows, hidden_rows = shown(len(b.rows))
     cols, hidden_cols = shown(len(b.cols))
-    cells = [[number(float(b.values[r, c]), precision) for c in cols] for r in rows]
+    texts = cells(b.values, rows, cols, precision)
     labels = [b.rows[r] for r in rows]
     label_width = max(len(s) for s in labels)
-    widths = [max(len(b.cols[c]), *(len(row[k]) for row in cells)) for k, c in enumerate(cols)]
+    widths = [max(len(b.cols[c]), *(len(row[k]) for row in texts)) for k, c in enumerate(cols)]
     lines = [f"Step {step} · {b.title}  [{len(b.rows)} x {len(b.cols)}]"]
     chunks = runs(widths, WIDTH - label_width, 2)
     for start, stop in chunks:
         if len(chunks) > 1:
             lines.append(f"(columns {b.cols[cols[start]]} to {b.cols[cols[stop - 1]]})")
         lines.append(_line(" " * label_width, [b.cols[c] for c in cols[start:stop]], widths[start:stop]))
-        for k, r in enumerate(rows):
+        for k in range(len(rows)):
             if hidden_rows and k == len(rows) // 2:
                 lines.append(hidden_line(hidden_rows, "rows"))
-            lines.append(_line(labels[k].ljust(label_width), cells[k][start:stop], widths[start:stop]))
+            lines.append(_line(labels[k].ljust(label_width), texts[k][start:stop], widths[start:stop]))
     if hidden_cols:
         lines.append(hidden_line(hidden_cols, "columns") + f" (shown: the first and last {len(cols) // 2})")
     return lines

@@ -9,7 +9,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from attntrace.render.layout import hidden_line, number, runs, shown
+from attntrace.render.layout import cells, hidden_line, runs, shown
 from attntrace.view import Block, Note, Step
 
 COLOURS = {
@@ -43,12 +43,12 @@ def tables(b: Block, precision: int, step: int, width: int) -> list[Table]:
     cols, hidden_cols = shown(len(b.cols))
     colour = COLOURS[b.kind]
     heat = b.kind == "weights"
-    cells = [[number(float(b.values[r, c]), precision) for c in cols] for r in rows]
+    texts = cells(b.values, rows, cols, precision)
     if heat:
-        cells = [[f"{cell} {_bar(float(b.values[r, c]))}" for cell, c in zip(row, cols)] for row, r in zip(cells, rows)]
+        texts = [[f"{cell} {_bar(float(b.values[r, c]))}" for cell, c in zip(row, cols)] for row, r in zip(texts, rows)]
     labels = [b.rows[r] for r in rows]
     label_width = max(len(s) for s in labels)
-    widths = [max(len(b.cols[c]), *(len(row[k]) for row in cells)) for k, c in enumerate(cols)]
+    widths = [max(len(b.cols[c]), *(len(row[k]) for row in texts)) for k, c in enumerate(cols)]
     chunks = runs(widths, max(10, width - label_width - 4), 3)
     out = []
     for n, (start, stop) in enumerate(chunks):
@@ -64,7 +64,7 @@ def tables(b: Block, precision: int, step: int, width: int) -> list[Table]:
             if hidden_rows and k == len(rows) // 2:
                 table.add_row("⋮", *["⋮"] * (stop - start))
             styled = [
-                Text(cells[k][i], style=_heat(float(b.values[r, cols[i]])) if heat else colour)
+                Text(texts[k][i], style=_heat(float(b.values[r, cols[i]])) if heat else colour)
                 for i in range(start, stop)
             ]
             table.add_row(Text(labels[k]), *styled)

@@ -1,0 +1,100 @@
+"""Pausing in a real terminal, Ctrl-C, and a reader that goes away."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pexpect
+import pytest
+
+from tests.conftest import ROOT
+
+PROMPT = "Enter: next step"
+
+
+def _spawn(*args: str) -> pexpect.spawn:
+    env = {**os.environ, "COLUMNS": "120", "LINES": "50", "TERM": "xterm"}
+    env.pop("NO_COLOR", None)
+    return pexpect.spawn(sys.executable, ["-m", "attntrace", *args], cwd=str(ROOT), env=env, encoding="utf-8",
+                         timeout=20, dimensions=(50, 120))
+
+
+def test_pause_waits_after_each_step_and_enter_continues():
+    child = _spawn("run", "--pause")
+    child.expect("Step 1 · prepare inputs")
+    child.expect(PROMPT)
+    assert "Step 2" not in child.before
+    child.send("\r")
+    child.expect("Step 2 · weights")
+    child.expect(PROMPT)
+    for _ in range(20):
+        child.send("\r")
+        if child.expect([PROMPT, pexpect.EOF]) == 1:
+            break
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_q_quits_with_exit_0():
+    child = _spawn("run", "--pause")
+    child.expect(PROMPT)
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "Step 2" not in child.before
+
+
+def test_ctrl_c_exits_130_without_a_traceback():
+    child = _spawn("run", "--pause")
+    child.expect(PROMPT)
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130 and "Traceback" not in child.before
+
+
+def test_sigint_while_running_exits_130():
+    proc = subprocess.Popen([sys.executable, "-c", "import time, attntrace.cli as c; c.exit_on_interrupt(); "
+                             "print('ready', flush=True); time.sleep(30)"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 130 and "Traceback" not in err
+
+
+def test_pause_is_off_when_stdin_or_stdout_is_not_a_terminal():
+    out = subprocess.run([sys.executable, "-m", "attntrace", "run", "--pause"], capture_output=True, text=True,
+                         cwd=ROOT, stdin=subprocess.DEVNULL, timeout=20)
+    assert out.returncode == 0 and "Step 8" in out.stdout and PROMPT not in out.stdout + out.stderr
+
+
+def test_the_pause_prompt_goes_to_stderr_never_stdout(attntrace, terminal):
+    terminal(keys="\r" * 30)
+    r = attntrace("run", "--pause", "--color", "never")
+    assert r.code == 0 and PROMPT not in r.out and PROMPT in r.err and "Step 8" in r.out
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    path = tmp_path / "big.json"
+    rng = np.random.default_rng(0)
+    path.write_text(json.dumps({"x": rng.normal(size=(200, 32)).tolist()}))
+    proc = subprocess.Popen([sys.executable, "-m", "attntrace", "run", str(path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT)
+    assert proc.stdout.readline().startswith(b"Step 1")
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=30)
+    assert err == "" and proc.returncode == 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="shell pipe")
+def test_head_pipeline_is_quiet(tmp_path):
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"x": np.ones((300, 16)).tolist()}))
+    out = subprocess.run(f'"{sys.executable}" -m attntrace run "{path}" | head -1', shell=True, capture_output=True,
+                         text=True, cwd=ROOT)
+    assert out.stdout == "Step 1 · prepare inputs\n" and out.stderr == ""
