@@ -107,7 +107,8 @@ def _problem(file: Optional[str], x: Optional[str], w_q: Optional[str], w_k: Opt
     from attntrace.load.problemfile import checked, load
     from attntrace.problem import override
 
-    problem = load(file, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v})
+    given = {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}
+    problem = load(file, {key: path for key, path in given.items() if path is not None})
     masks = None if mask is None else tuple(m.strip() for item in mask for m in item.split(",") if m.strip())
     problem = override(problem, scale=scale_by if scale_by is not None else scale, mask=masks, window=window,
                        heads=heads)
@@ -237,7 +238,7 @@ def new(
 
 def _app_for(args: list[str]) -> typer.Typer:
     """the app with only the command being run: typer inspects every command's signature at start-up"""
-    chosen = [c for c in app.registered_commands if args and (c.name or c.callback.__name__) == args[0]]
+    chosen = [c for c in app.registered_commands if args and (c.name or getattr(c.callback, "__name__", "")) == args[0]]
     if not chosen:
         return app
     single = typer.Typer(**SETTINGS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -184,7 +185,7 @@ def example() -> Problem:
 def override(problem: Problem, *, scale: bool | float | None = None, mask: tuple[str, ...] | None = None,
              window: int | None = None, heads: int | None = None) -> Problem:
     """the problem with the caller's settings in place of the file's (None keeps the file's)"""
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     if scale is not None:
         changes["scale"] = scale
     if mask is not None:

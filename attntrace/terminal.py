@@ -89,7 +89,7 @@ def _read_key() -> str:
     except ImportError:  # Windows
         import msvcrt
 
-        return msvcrt.getwch()
+        return msvcrt.getwch()  # type: ignore[attr-defined]
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
     try:

@@ -100,7 +100,7 @@ def _read_matrix(path: str, key: str) -> tuple[np.ndarray, tuple[str, ...]]:
 
 
 def _with_matrices(problem: Problem, matrices: dict[str, str], origin: str) -> Problem:
-    loaded = {}
+    loaded: dict[str, Any] = {}
     for key, path in matrices.items():
         loaded[key], notes = _read_matrix(path, key)
         problem = replace(problem, notes=problem.notes + notes)

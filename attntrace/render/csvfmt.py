@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from typing import Any
 
 from attntrace.render.layout import cells
 from attntrace.view import Block, Note, Step
@@ -21,7 +22,7 @@ def render_step(step: Step, precision: int) -> str:
     return out.getvalue()
 
 
-def _block(writer: csv.writer, out: io.StringIO, b: Block, precision: int, step: int) -> None:  # type: ignore[valid-type]
+def _block(writer: Any, out: io.StringIO, b: Block, precision: int, step: int) -> None:
     out.write(f"# Step {step} · {b.title}\n")
     writer.writerow(["", *b.cols])
     every_row, every_col = list(range(len(b.rows))), list(range(len(b.cols)))

@@ -1,0 +1,34 @@
+"""The README cannot drift: its transcripts are real output, and every command and option is documented."""
+
+import re
+import shlex
+
+from attntrace import cli
+from tests.conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_transcript_in_the_readme_is_the_real_output(attntrace):
+    transcripts = re.findall(r"```\n\$ attntrace (.*?)\n(.*?)```", README, flags=re.S)
+    assert transcripts
+    for command, expected in transcripts:
+        r = attntrace(*shlex.split(command))
+        assert r.code == 0 and r.out == expected, command
+
+
+def test_every_command_is_documented():
+    names = [c.name or c.callback.__name__ for c in cli.app.registered_commands]
+    for name in names:
+        assert f"`attntrace {name}" in README, name
+
+
+def test_every_shared_option_is_documented():
+    for option in ("--format", "--precision", "--carry-rounding", "--pause", "--scale", "--scale-by", "--mask",
+                   "--window", "--heads", "--output", "--color", "--x", "--w-q"):
+        assert option in README, option
+
+
+def test_ci_runs_the_readme_test_command():
+    command = re.search(r"^(pip install -e '\.\[test[^\n]*?python -m pytest)", README, flags=re.M).group(1)
+    assert command in (ROOT / ".ci" / "run").read_text()
