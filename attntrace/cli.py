@@ -98,6 +98,10 @@ XOpt = Annotated[Optional[str], typer.Option("--x", help="X from a .csv, .npy or
 WqOpt = Annotated[Optional[str], typer.Option("--w-q", help="W_Q from a file.", show_default=False)]
 WkOpt = Annotated[Optional[str], typer.Option("--w-k", help="W_K from a file.", show_default=False)]
 WvOpt = Annotated[Optional[str], typer.Option("--w-v", help="W_V from a file.", show_default=False)]
+SvgOpt = Annotated[Optional[Path], typer.Option(
+    "--export-svg", dir_okay=False, help="Also write the coloured tables as an SVG picture.", show_default=False)]
+HtmlOpt = Annotated[Optional[Path], typer.Option(
+    "--export-html", dir_okay=False, help="Also write the coloured tables as an HTML page.", show_default=False)]
 InputOpt = Annotated[int, typer.Option("--input", "-i", help="The input to trace, from 1.", show_default=False)]
 
 
@@ -117,8 +121,9 @@ def _problem(file: Optional[str], x: Optional[str], w_q: Optional[str], w_k: Opt
     return checked(problem, file or "the built-in example")
 
 
-def _options(fmt: Optional[Format], precision: int, pause: bool, output: Optional[Path], colour: Colour) -> OutputOptions:
-    return OutputOptions(None if fmt is None else fmt.value, precision, pause, output, colour.value)
+def _options(fmt: Optional[Format], precision: int, pause: bool, output: Optional[Path], colour: Colour,
+             svg: Optional[Path] = None, html: Optional[Path] = None) -> OutputOptions:
+    return OutputOptions(None if fmt is None else fmt.value, precision, pause, output, colour.value, svg, html)
 
 
 def _emit(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
@@ -137,7 +142,8 @@ def _emit(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
 def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False,
         pause: PauseOpt = False, scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None,
         window: WindowOpt = None, heads: HeadsOpt = None, output: OutputOpt = None, color: ColourOpt = Colour.auto,
-        x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None) -> None:
+        x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None, export_svg: SvgOpt = None,
+        export_html: HtmlOpt = None) -> None:
     """The eight steps for every input."""
     from attntrace.engine import trace
     from attntrace.view import run_steps, walk_rows
@@ -145,7 +151,7 @@ def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4
     env = environment()
     problem = _problem(file, x, w_q, w_k, w_v, scale, scale_by, mask, window, heads, env)
     t = trace(problem, show=walk_rows(len(problem.x)), decimals=precision if carry_rounding else None)
-    _emit(env, t, run_steps(t), _options(fmt, precision, pause, output, color))
+    _emit(env, t, run_steps(t), _options(fmt, precision, pause, output, color, export_svg, export_html))
 
 
 @app.command(epilog="Example: attntrace step samples/scaled.json --input 2")
@@ -154,15 +160,53 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
          precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
          scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
          heads: HeadsOpt = None, output: OutputOpt = None, color: ColourOpt = Colour.auto, x: XOpt = None,
-         w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None) -> None:
+         w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None, export_svg: SvgOpt = None,
+         export_html: HtmlOpt = None,
+         explain: Annotated[bool, typer.Option("--explain", help="Write out every cell's arithmetic.")] = False) -> None:
     """Steps 4 to 7 for one input, after a reminder of q, K and V."""
     from attntrace.engine import trace
+    from attntrace.explain import explain_steps
     from attntrace.view import step_steps
 
     env = environment()
     problem = _problem(file, x, w_q, w_k, w_v, scale, scale_by, mask, window, heads, env)
     t = trace(problem, query=input_, decimals=precision if carry_rounding else None)
-    _emit(env, t, step_steps(t), _options(fmt, precision, pause, output, color))
+    steps = explain_steps(t, precision) if explain else step_steps(t)
+    _emit(env, t, steps, _options(fmt, precision, pause, output, color, export_svg, export_html))
+
+
+@app.command(epilog="Example: attntrace explain --input 1")
+@reported
+def explain(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  # type: ignore[assignment]
+            precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
+            scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
+            heads: HeadsOpt = None, output: OutputOpt = None, color: ColourOpt = Colour.auto, x: XOpt = None,
+            w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None, export_svg: SvgOpt = None,
+            export_html: HtmlOpt = None) -> None:
+    """Every cell's arithmetic for one input, as a student writes it (same as step --explain)."""
+    step(file, input_, fmt, precision, carry_rounding, pause, scale, scale_by, mask, window, heads, output, color, x,
+         w_q, w_k, w_v, export_svg, export_html, explain=True)
+
+
+@app.command(epilog="Example: attntrace experiment symmetric samples/scaled.json")
+@reported
+def experiment(
+    name: Annotated[str, typer.Argument(help="symmetric, permute, similarity or temperature.")],
+    file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4, output: OutputOpt = None,
+    color: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
+) -> None:
+    """Run one of the seed articles' experiments on a problem."""
+    from attntrace import experiments
+    from attntrace.view import experiment_steps
+
+    if name not in experiments.NAMES:
+        raise typer.BadParameter(f'"{name}" is not one of {", ".join(experiments.NAMES)}', param_hint="NAME")
+    env = environment()
+    problem = _problem(file, None, None, None, None, None, None, None, None, None, env)
+    opts = _options(fmt, precision, False, output, color, export_svg, export_html)
+    if opts.resolved_format(env) == "json":
+        raise AttntraceError("experiments have no JSON form; use --format plain, csv or markdown", exit_code=2)
+    show_steps(env, experiment_steps(experiments.run(name, problem)), opts)
 
 
 def main() -> None:

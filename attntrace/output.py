@@ -20,6 +20,8 @@ class OutputOptions:
     pause: bool = False
     output: Path | None = None
     color: str = "auto"
+    export_svg: Path | None = None
+    export_html: Path | None = None
 
     def resolved_format(self, env: Environment) -> str:
         if self.format is not None:
@@ -53,7 +55,26 @@ def show_steps(env: Environment, steps: Sequence[Step], opts: OutputOptions) -> 
     to_file = opts.output is not None
     width = env.width if env.stdout_isatty and not to_file else 100
     pages = render_steps(steps, fmt, opts.precision, env.colour(opts.color, to_file), width)
+    export(steps, opts)
     show_text(env, pages, opts)
+
+
+EXPORT_WIDTH = 120
+
+
+def export(steps: Sequence[Step], opts: OutputOptions) -> None:
+    """the coloured tables as an SVG picture or an HTML page, exactly as a terminal would show them"""
+    if opts.export_svg is None and opts.export_html is None:
+        return
+    from attntrace.render import table
+
+    recorder = table.console(io.StringIO(), True, EXPORT_WIDTH, record=True)
+    for step in steps:
+        recorder.print(table.render_step(step, opts.precision, EXPORT_WIDTH))
+    if opts.export_svg is not None:
+        write_file(opts.export_svg, recorder.export_svg(title="attntrace", clear=False))
+    if opts.export_html is not None:
+        write_file(opts.export_html, recorder.export_html(clear=False))
 
 
 def show_text(env: Environment, pages: Sequence[str], opts: OutputOptions) -> None:

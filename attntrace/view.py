@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -34,6 +35,11 @@ class Step:
     number: int
     heading: str
     items: list[Block | Note] = field(default_factory=list)
+
+    @property
+    def prefix(self) -> str:
+        """what each table title starts with: "Step 3 · ", or nothing outside the eight steps"""
+        return f"Step {self.number} · " if self.number else ""
 
 
 def numbered(n: int, start: int = 1) -> tuple[str, ...]:
@@ -203,3 +209,12 @@ def _every(t: Trace) -> Step:
         step.items.append(Note(f"check FAILED: softmax(Q K^T / s) V differs from the row-by-row outputs by "
                                f"{c.max_abs_diff:.3e}"))
     return step
+
+
+def experiment_steps(result: Any) -> list[Step]:
+    """an experiment's matrices and findings as one step"""
+    step = Step(0, f"Experiment · {result.title}")
+    for title, kind, rows, cols, values in result.matrices:
+        step.items.append(Block(title, kind, rows, cols, values))
+    step.items.extend(Note(text) for text in result.findings)
+    return [step]

@@ -17,13 +17,13 @@ def render_step(step: Step, precision: int) -> str:
         if isinstance(item, Note):
             out.write(f"# {item.text}\n")
         else:
-            _block(writer, out, item, precision, step.number)
+            _block(writer, out, item, precision, step.prefix)
         out.write("\n")
     return out.getvalue()
 
 
-def _block(writer: Any, out: io.StringIO, b: Block, precision: int, step: int) -> None:
-    out.write(f"# Step {step} · {b.title}\n")
+def _block(writer: Any, out: io.StringIO, b: Block, precision: int, prefix: str) -> None:
+    out.write(f"# {prefix}{b.title}\n")
     writer.writerow(["", *b.cols])
     every_row, every_col = list(range(len(b.rows))), list(range(len(b.cols)))
     for label, row in zip(b.rows, cells(b.values, every_row, every_col, precision)):

@@ -8,9 +8,10 @@ from attntrace.view import Block, Note, Step
 
 def render_step(step: Step, precision: int) -> str:
     lines = [f"## {step.heading}", ""]
-    for item in step.items:
-        lines.extend([f"*{item.text}*"] if isinstance(item, Note) else block(item, precision, step.number))
-        lines.append("")
+    for k, item in enumerate(step.items):
+        lines.extend([f"- {_escape(item.text)}"] if isinstance(item, Note) else block(item, precision, step.prefix))
+        if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
+            lines.append("")
     return "\n".join(lines) + "\n"
 
 
@@ -18,11 +19,11 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
-def block(b: Block, precision: int, step: int, blank: bool = False) -> list[str]:
+def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[str]:
     """a pipe table; blank leaves the cells empty for a worksheet"""
     rows, hidden_rows = shown(len(b.rows))
     cols, hidden_cols = shown(len(b.cols))
-    lines = [f"**Step {step} · {_escape(b.title)}** [{len(b.rows)} x {len(b.cols)}]", ""]
+    lines = [f"**{prefix}{_escape(b.title)}** [{len(b.rows)} x {len(b.cols)}]", ""]
     lines.append("| | " + " | ".join(_escape(b.cols[c]) for c in cols) + " |")
     lines.append("|---|" + "---:|" * len(cols))
     texts = cells(b.values, rows, cols, precision)

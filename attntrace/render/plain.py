@@ -10,9 +10,10 @@ WIDTH = 80  # fixed, whatever the terminal: two students' files must diff cleanl
 
 def render_step(step: Step, precision: int) -> str:
     lines = [step.heading, "=" * len(step.heading), ""]
-    for item in step.items:
-        lines.extend(note(item) if isinstance(item, Note) else block(item, precision, step.number))
-        lines.append("")
+    for k, item in enumerate(step.items):
+        lines.extend(note(item) if isinstance(item, Note) else block(item, precision, step.prefix))
+        if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
+            lines.append("")
     return "\n".join(lines) + "\n"
 
 
@@ -20,14 +21,14 @@ def note(item: Note) -> list[str]:
     return [item.text]
 
 
-def block(b: Block, precision: int, step: int) -> list[str]:
+def block(b: Block, precision: int, prefix: str) -> list[str]:
     rows, hidden_rows = shown(len(b.rows))
     cols, hidden_cols = shown(len(b.cols))
     texts = cells(b.values, rows, cols, precision)
     labels = [b.rows[r] for r in rows]
     label_width = max(len(s) for s in labels)
     widths = [max(len(b.cols[c]), *(len(row[k]) for row in texts)) for k, c in enumerate(cols)]
-    lines = [f"Step {step} · {b.title}  [{len(b.rows)} x {len(b.cols)}]"]
+    lines = [f"{prefix}{b.title}  [{len(b.rows)} x {len(b.cols)}]"]
     chunks = runs(widths, WIDTH - label_width, 2)
     for start, stop in chunks:
         if len(chunks) > 1:

@@ -25,7 +25,7 @@ def render_step(step: Step, precision: int, width: int) -> RenderableType:
         if isinstance(item, Note):
             parts.append(Text(item.text, style="italic"))
         else:
-            parts.extend(tables(item, precision, step.number, width))
+            parts.extend(tables(item, precision, step.prefix, width))
         parts.append(Text(""))
     return Group(*parts)
 
@@ -37,7 +37,7 @@ def _heat(weight: float) -> Style:
     return Style(bgcolor=bg, color="white" if w > 0.5 else "black")
 
 
-def tables(b: Block, precision: int, step: int, width: int) -> list[Table]:
+def tables(b: Block, precision: int, prefix: str, width: int) -> list[Table]:
     """the block as one table per run of columns that fits the width: never cut with an ellipsis"""
     rows, hidden_rows = shown(len(b.rows))
     cols, hidden_cols = shown(len(b.cols))
@@ -52,7 +52,7 @@ def tables(b: Block, precision: int, step: int, width: int) -> list[Table]:
     chunks = runs(widths, max(10, width - label_width - 4), 3)
     out = []
     for n, (start, stop) in enumerate(chunks):
-        title = f"Step {step} · {b.title}  [{len(b.rows)} x {len(b.cols)}]"
+        title = f"{prefix}{b.title}  [{len(b.rows)} x {len(b.cols)}]"
         if len(chunks) > 1:
             title += f"  (columns {b.cols[cols[start]]} to {b.cols[cols[stop - 1]]})"
         table = Table(title=Text(title, style=f"bold {colour}"), title_justify="left", box=box.SIMPLE_HEAVY,

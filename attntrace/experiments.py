@@ -1,0 +1,120 @@
+"""The seed articles' experiments, computed: each returns titled matrices and a finding, and prints nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from attntrace.engine import trace
+from attntrace.problem import Problem
+
+NAMES = ("symmetric", "permute", "similarity", "temperature")
+
+
+@dataclass(frozen=True)
+class Result:
+    """the matrices to show, each (title, kind, row labels, column labels, values), and what they show"""
+
+    title: str
+    matrices: list[tuple[str, str, tuple[str, ...], tuple[str, ...], np.ndarray]]
+    findings: list[str]
+
+
+def asymmetry(s: np.ndarray) -> float:
+    """||S - S^T|| / ||S|| (Frobenius): 0 for a symmetric matrix"""
+    norm = float(np.linalg.norm(s))
+    return float(np.linalg.norm(s - s.T)) / norm if norm else 0.0
+
+
+def symmetric(problem: Problem) -> Result:
+    """with W_K used for queries too, every head's score matrix is symmetric (seed 000's case for W_Q)"""
+    labels = problem.labels
+    own, shared = trace(problem), trace(replace(problem, w_q=problem.w_k, b_q=problem.b_k))
+    matrices, findings = [], []
+    for a, (h, hs) in enumerate(zip(own.heads, shared.heads)):
+        head = f"head {a + 1} · " if len(own.heads) > 1 else ""
+        matrices.append((f"{head}scores with W_Q: Q K^T", "scores", labels, labels, h.scores))
+        matrices.append((f"{head}scores with W_K for both: K K^T", "scores", labels, labels, hs.scores))
+        findings.append(f"{head}asymmetry ||S - S^T|| / ||S||: with W_Q {asymmetry(h.scores):.4f}, "
+                        f"with W_K for both {asymmetry(hs.scores):.4f}")
+    if all(asymmetry(h.scores) < 1e-12 for h in own.heads):
+        findings.append("(this problem's own Q K^T happens to be symmetric too; try samples/two_heads.json)")
+    findings.append("with one matrix for queries and keys, score(i, j) = score(j, i): token i cannot attend to j "
+                    "differently from how j attends to i; a separate W_Q lifts that")
+    return Result("symmetric: why queries need their own W_Q", matrices, findings)
+
+
+def permute(problem: Problem, order: list[int] | None = None) -> Result:
+    """reordering the inputs reorders the outputs the same way (no position information: seed 002)"""
+    n = len(problem.x)
+    order = list(reversed(range(n))) if order is None else order
+    labels = problem.labels
+    permuted = replace(problem, x=problem.x[order], tokens=tuple(labels[i] for i in order))
+    out, out_p = trace(problem).output, trace(permuted).output
+    diff = float(np.max(np.abs(out_p - out[order])))
+    cols = tuple(str(c + 1) for c in range(out.shape[1]))
+    new_labels = tuple(labels[i] for i in order)
+    same = "equal within 1e-9" if diff <= 1e-9 else f"{diff:.6f}"
+    findings = [f"order: {', '.join(new_labels)}", f"largest |output(permuted X) - permuted output(X)|: {same}"]
+    if problem.masks:
+        findings.append(f"the masks ({', '.join(problem.masks)}) depend on position, so equality is not expected")
+    else:
+        findings.append("equal: self-attention alone is permutation-equivariant; it needs position encodings "
+                        "to know word order")
+    return Result("permute: self-attention is permutation-equivariant", [
+        ("output(X)", "output", labels, cols, out),
+        ("output(permuted X)", "output", new_labels, cols, out_p),
+        ("output(X), rows permuted", "output", new_labels, cols, out[order]),
+    ], findings)
+
+
+def cosine(a: np.ndarray) -> np.ndarray:
+    """[n, d] -> [n, n] cosine similarity between rows; a zero row is similar to nothing"""
+    norms = np.linalg.norm(a, axis=1, keepdims=True)
+    unit = np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
+    return unit @ unit.T
+
+
+def similarity(problem: Problem) -> Result:
+    """cosine similarity between the tokens' Q, K, V and output vectors (seed 002)"""
+    t = trace(problem)
+    labels = problem.labels
+    matrices = []
+    for name, values in (("Q", np.concatenate([h.q for h in t.heads], axis=1)),
+                         ("K", np.concatenate([h.k for h in t.heads], axis=1)),
+                         ("V", np.concatenate([h.v for h in t.heads], axis=1)), ("output", t.output)):
+        keys = labels if name in ("Q", "output") else problem.key_labels
+        matrices.append((f"cos(row i, row j) of {name}", "weights", keys, keys, cosine(values)))
+    return Result("similarity: cosine similarity of each token's vectors", matrices,
+                  ["1 = same direction, 0 = orthogonal, -1 = opposite"])
+
+
+def entropy(weights: np.ndarray) -> np.ndarray:
+    """[n, m] -> [n] entropy of each softmax row in nats: higher is flatter"""
+    safe = np.where(weights > 0, weights, 1.0)
+    return -np.sum(weights * np.log(safe), axis=1)
+
+
+def temperature(problem: Problem) -> Result:
+    """softmax rows with and without sqrt(d_k) scaling: scaling flattens them (seed 001)"""
+    unscaled, scaled = trace(replace(problem, scale=False)), trace(replace(problem, scale=True))
+    labels, keys = problem.labels, problem.key_labels
+    matrices, findings = [], []
+    for a, (h0, h1) in enumerate(zip(unscaled.heads, scaled.heads)):
+        head = f"head {a + 1} · " if len(unscaled.heads) > 1 else ""
+        matrices.append((f"{head}softmax(Q K^T), no scaling", "weights", labels, keys, h0.weights))
+        matrices.append((f"{head}softmax(Q K^T / sqrt({scaled.dims.d_k}))", "weights", labels, keys, h1.weights))
+        ent = np.stack([entropy(h0.weights), entropy(h1.weights)], axis=1)
+        matrices.append((f"{head}entropy of each row (nats; higher = flatter)", "scores", labels,
+                         ("no scaling", "scaled"), ent))
+        findings.append(f"{head}mean entropy {ent[:, 0].mean():.4f} without scaling, {ent[:, 1].mean():.4f} with; "
+                        f"largest weight {h0.weights.max():.4f} -> {h1.weights.max():.4f}")
+    findings.append("dividing by sqrt(d_k) keeps large dot products from saturating the softmax, "
+                    "so gradients do not vanish")
+    return Result("temperature: scaling flattens the softmax", matrices, findings)
+
+
+def run(name: str, problem: Problem) -> Result:
+    return {"symmetric": symmetric, "permute": permute, "similarity": similarity, "temperature": temperature}[name](
+        problem)
