@@ -289,3 +289,78 @@ def _app_for(args: list[str]) -> typer.Typer:
     single.registered_callback = app.registered_callback
     single.registered_commands = chosen
     return single
+
+
+@app.command(epilog="Example: attntrace check answers.json samples/scaled.json --gradescope results.json")
+@reported
+def check(
+    answers: Annotated[str, typer.Argument(help="Answer sheet: JSON in the --format json layout (any subset, or one "
+                                                "input's, as step --input N writes), or a directory of q.csv, k.csv, "
+                                                "v.csv, scores.csv, weights.csv, output.csv.")],
+    file: FileArg = None,
+    tolerance: Annotated[float, typer.Option("--tolerance", min=0.0, help="Allowed difference, for answers rounded "
+                                             "to 3 or 4 decimals (also relative to the value's size).")] = 2e-3,
+    rtol: Annotated[Optional[float], typer.Option("--rtol", min=0.0, help="Relative tolerance, for exact work.",
+                                                  show_default=False)] = None,
+    atol: Annotated[Optional[float], typer.Option("--atol", min=0.0, help="Absolute tolerance, for exact work.",
+                                                  show_default=False)] = None,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="plain or json.")] = Format.plain,
+    precision: PrecisionOpt = 4,
+    gradescope: Annotated[Optional[Path], typer.Option("--gradescope", dir_okay=False, show_default=False,
+                                                       help="Also write Gradescope's results.json here.")] = None,
+    scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
+    heads: HeadsOpt = None,
+) -> None:
+    """Check an answer sheet step by step and name the mistake. Exit 0 when every given value matches, else 1."""
+    from attntrace import answers as answer_sheets
+    from attntrace import report as reports
+    from attntrace.check import Tolerance
+    from attntrace.check import check as check_answers
+    from attntrace.contract import dumps
+    from attntrace.terminal import write_file
+
+    env = environment()
+    problem = _problem(file, None, None, None, None, scale, scale_by, mask, window, heads, env)
+    exact = rtol is not None or atol is not None
+    tol = Tolerance(rtol or 0.0, atol or 0.0) if exact else Tolerance(rtol=tolerance / 2, atol=tolerance)
+    result = check_answers(problem, answer_sheets.load(answers), tol)
+    if gradescope is not None:
+        write_file(gradescope, dumps(reports.gradescope(result, precision)))
+    env.write(dumps(reports.to_dict(result)) if fmt == Format.json else reports.text(result, precision))
+    if not result.passed:
+        raise typer.Exit(ExitStatus.ERROR)
+
+
+@app.command(epilog="Example: attntrace worksheet samples/scaled.json --input 2 --precision 2 --key")
+@reported
+def worksheet(
+    file: FileArg = None,
+    key: Annotated[bool, typer.Option("--key", help="Fill in the answer key.")] = False,
+    input_: Annotated[Optional[int], typer.Option("--input", "-i", help="A worksheet for this input only.",
+                                                  show_default=False)] = None,
+    precision: Annotated[int, typer.Option("--precision", "-p", min=0, max=12,
+                                           help="The rounding students carry.")] = 2,
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="markdown, plain, or json (an answer sheet: blank "
+                                        "to fill in, or the key with --key).")] = Format.markdown,
+    output: OutputOpt = None,
+    scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
+    heads: HeadsOpt = None,
+) -> None:
+    """An exercise: the problem, then a blank table for each step (with --key, the answers)."""
+    from attntrace.contract import dumps
+    from attntrace.engine import trace
+    from attntrace.output import render_steps
+    from attntrace.view import worksheet_steps
+    from attntrace.worksheet import answer_sheet, intro
+
+    env = environment()
+    problem = _problem(file, None, None, None, None, scale, scale_by, mask, window, heads, env)
+    t = trace(problem, query=input_, decimals=precision)
+    opts = OutputOptions(output=output)
+    if fmt == Format.json:
+        show_text(env, [dumps(answer_sheet(t, blank=not key))], opts)
+        return
+    if fmt not in (Format.markdown, Format.plain):
+        raise AttntraceError("worksheets are markdown, plain or json", exit_code=2)
+    pages = render_steps(worksheet_steps(t), fmt.value, precision, False, 100, blank_from=None if key else 3)
+    show_text(env, [intro(t, precision, key, fmt == Format.markdown), *pages], opts)

@@ -29,8 +29,9 @@ class OutputOptions:
         return "table" if env.stdout_isatty and self.output is None else "plain"
 
 
-def render_steps(steps: Sequence[Step], fmt: str, precision: int, colour: bool, width: int) -> list[str]:
-    """each step as text in the given format"""
+def render_steps(steps: Sequence[Step], fmt: str, precision: int, colour: bool, width: int,
+                 blank_from: int | None = None) -> list[str]:
+    """each step as text in the given format; steps from blank_from on have empty cells (worksheets)"""
     if fmt == "table":
         from attntrace.render import table
 
@@ -40,13 +41,15 @@ def render_steps(steps: Sequence[Step], fmt: str, precision: int, colour: bool, 
             table.console(buffer, colour, width).print(table.render_step(step, precision, width))
             out.append(buffer.getvalue())
         return out
+    if fmt == "csv":
+        from attntrace.render import csvfmt
+
+        return [csvfmt.render_step(step, precision) for step in steps]
     if fmt == "plain":
         from attntrace.render import plain as module
-    elif fmt == "markdown":
-        from attntrace.render import markdown as module  # type: ignore[no-redef]
     else:
-        from attntrace.render import csvfmt as module  # type: ignore[no-redef]
-    return [module.render_step(step, precision) for step in steps]
+        from attntrace.render import markdown as module  # type: ignore[no-redef]
+    return [module.render_step(step, precision, blank_from is not None and step.number >= blank_from) for step in steps]
 
 
 def show_steps(env: Environment, steps: Sequence[Step], opts: OutputOptions) -> None:

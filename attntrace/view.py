@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -218,3 +218,14 @@ def experiment_steps(result: Any) -> list[Step]:
         step.items.append(Block(title, kind, rows, cols, values))
     step.items.extend(Note(text) for text in result.findings)
     return [step]
+
+
+def worksheet_steps(t: Trace) -> list[Step]:
+    """the steps a worksheet asks for: the problem (steps 1 and 2), then every table to compute"""
+    if t.query is None:
+        steps = run_steps(t)
+    else:
+        steps = [_inputs(t), _weights(t), _derive(t, f"Step 3 · derive q{t.query}, K and V"),
+                 *_query_steps(t, t.rows[0])]
+    return [replace(step, items=[item for item in step.items if not (isinstance(item, Note) and item.text.startswith("check"))])
+            for step in steps]

@@ -6,10 +6,10 @@ from attntrace.render.layout import cells, hidden_line, shown
 from attntrace.view import Block, Note, Step
 
 
-def render_step(step: Step, precision: int) -> str:
+def render_step(step: Step, precision: int, blank: bool = False) -> str:
     lines = [f"## {step.heading}", ""]
     for k, item in enumerate(step.items):
-        lines.extend([f"- {_escape(item.text)}"] if isinstance(item, Note) else block(item, precision, step.prefix))
+        lines.extend([f"- {_escape(item.text)}"] if isinstance(item, Note) else block(item, precision, step.prefix, blank))
         if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
             lines.append("")
     return "\n".join(lines) + "\n"

@@ -8,10 +8,11 @@ from attntrace.view import Block, Note, Step
 WIDTH = 80  # fixed, whatever the terminal: two students' files must diff cleanly
 
 
-def render_step(step: Step, precision: int) -> str:
+def render_step(step: Step, precision: int, blank: bool = False) -> str:
+    """the step as text; blank leaves every cell empty, for a worksheet"""
     lines = [step.heading, "=" * len(step.heading), ""]
     for k, item in enumerate(step.items):
-        lines.extend(note(item) if isinstance(item, Note) else block(item, precision, step.prefix))
+        lines.extend(note(item) if isinstance(item, Note) else block(item, precision, step.prefix, blank))
         if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
             lines.append("")
     return "\n".join(lines) + "\n"
@@ -21,10 +22,12 @@ def note(item: Note) -> list[str]:
     return [item.text]
 
 
-def block(b: Block, precision: int, prefix: str) -> list[str]:
+def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[str]:
     rows, hidden_rows = shown(len(b.rows))
     cols, hidden_cols = shown(len(b.cols))
     texts = cells(b.values, rows, cols, precision)
+    if blank:
+        texts = [["_" * max(8, len(text)) for text in row] for row in texts]
     labels = [b.rows[r] for r in rows]
     label_width = max(len(s) for s in labels)
     widths = [max(len(b.cols[c]), *(len(row[k]) for row in texts)) for k, c in enumerate(cols)]
