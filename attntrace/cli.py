@@ -112,13 +112,18 @@ def _problem(file: Optional[str], x: Optional[str], w_q: Optional[str], w_k: Opt
     from attntrace.problem import override
 
     given = {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}
-    problem = load(file, {key: path for key, path in given.items() if path is not None})
-    masks = None if mask is None else tuple(m.strip() for item in mask for m in item.split(",") if m.strip())
-    problem = override(problem, scale=scale_by if scale_by is not None else scale, mask=masks, window=window,
-                       heads=heads)
+    problem = override(load(file, {key: path for key, path in given.items() if path is not None}),
+                       **_settings(scale, scale_by, mask, window, heads))
     for note in problem.notes:
         env.message(f"note: {note}")
     return checked(problem, file or "the built-in example")
+
+
+def _settings(scale: Optional[bool], scale_by: Optional[float], mask: Optional[list[str]], window: Optional[int],
+              heads: Optional[int]) -> dict[str, Any]:
+    """the command line's overrides of a problem's settings (None keeps the file's)"""
+    masks = None if mask is None else tuple(m.strip() for item in mask for m in item.split(",") if m.strip())
+    return {"scale": scale_by if scale_by is not None else scale, "mask": masks, "window": window, "heads": heads}
 
 
 def _options(fmt: Optional[Format], precision: int, pause: bool, output: Optional[Path], colour: Colour,
@@ -364,3 +369,66 @@ def worksheet(
         raise AttntraceError("worksheets are markdown, plain or json", exit_code=2)
     pages = render_steps(worksheet_steps(t), fmt.value, precision, False, 100, blank_from=None if key else 3)
     show_text(env, [intro(t, precision, key, fmt == Format.markdown), *pages], opts)
+
+
+@app.command(epilog='Example: attntrace bert "The animal didn\'t cross the street because it was too tired" '
+                    "--layer 5 --head 3 --who")
+@reported
+def bert(
+    sentence: Annotated[str, typer.Argument(help="The sentence to run through the model.")],
+    layer: Annotated[int, typer.Option("--layer", "-l", help="Layer, from 1.")] = 1,
+    head: Annotated[int, typer.Option("--head", help="Head, from 1.")] = 1,
+    model: Annotated[Optional[Path], typer.Option("--model", file_okay=False, show_default=False,
+                                                  help="A Hugging Face BERT directory (config.json, model.safetensors, "
+                                                       "tokenizer.json or vocab.txt). Default: all-MiniLM-L6-v2.")] = None,
+    input_: Annotated[Optional[int], typer.Option("--input", "-i", show_default=False,
+                                                  help="Trace this token only (steps 4 to 7), from 1.")] = None,
+    extract: Annotated[Optional[Path], typer.Option("--extract", dir_okay=False, show_default=False,
+                                                    help="Write this head as a problem file and stop.")] = None,
+    who: Annotated[bool, typer.Option("--who", help="Only the compact view: each token's top 3 tokens.")] = False,
+    all_heads: Annotated[bool, typer.Option("--all-heads", help="Summarise who attends to whom over every head "
+                                                                "of the layer.")] = False,
+    fmt: FormatOpt = None, precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
+    scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
+    output: OutputOpt = None, color: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
+) -> None:
+    """Trace one head of a real BERT-family model on a sentence (numpy only; no torch, no network)."""
+    from attntrace.bert.files import DEFAULT_NAME, default_model_dir, load_model
+    from attntrace.bert.forward import attention_problem, check_range, hidden_entering
+    from attntrace.bert.tokenize import encode
+    from attntrace.contract import dumps, problem_to_dict
+    from attntrace.engine import trace
+    from attntrace.load.problemfile import checked
+    from attntrace.problem import override
+    from attntrace.terminal import write_file
+    from attntrace.view import layer_summary_steps, run_steps, step_steps, walk_rows, who_steps
+
+    env = environment()
+    directory = model or default_model_dir()
+    with env.progress(f"loading {model or DEFAULT_NAME} and running it up to layer {layer}…"):
+        weights = load_model(directory, None if model else DEFAULT_NAME)
+        check_range("--head", head, weights.heads, "heads")
+        encoding = encode(directory, sentence, int(weights.config.get("max_position_embeddings", 512)))
+        x = hidden_entering(weights, encoding, layer)
+    settings = _settings(scale, scale_by, mask, window, None)
+    opts = _options(fmt, precision, pause, output, color, export_svg, export_html)
+    decimals = precision if carry_rounding else None
+    if all_heads:
+        layer_problem = checked(override(attention_problem(weights, encoding, x, layer, None), **settings), "bert")
+        t = trace(layer_problem, show=())
+        heading = f"Who attends to whom · {layer_problem.name} · every head"
+        show_steps(env, layer_summary_steps(t, heading), opts)
+        return
+    problem = checked(override(attention_problem(weights, encoding, x, layer, head), **settings), "bert")
+    if extract is not None:
+        write_file(extract, dumps(problem_to_dict(problem)))
+        env.message(f"wrote {extract}: {problem.name}, {len(encoding.tokens)} tokens; trace it with attntrace run {extract}")
+        return
+    heading = f"Who attends to whom · {problem.name}"
+    if input_ is not None:
+        t = trace(problem, query=input_, decimals=decimals)
+        steps = who_steps(t, heading) if who else step_steps(t)
+    else:
+        t = trace(problem, show=[] if who else walk_rows(len(problem.x)), decimals=decimals)
+        steps = who_steps(t, heading) if who else [*run_steps(t), *who_steps(t, heading)]
+    _emit(env, t, steps, opts)

@@ -7,6 +7,7 @@ import shutil
 import signal
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import Path
@@ -43,6 +44,14 @@ class Environment:
     def can_pause(self, to_file: bool) -> bool:
         """pausing needs a person: stdin and stdout both terminals, and stdout not redirected to a file"""
         return self.stdin_isatty and self.stdout_isatty and not to_file
+
+    def progress(self, text: str) -> AbstractContextManager[object]:
+        """a spinner on stderr while something slow runs, only when a person is watching stderr"""
+        if not self.stderr.isatty():
+            return nullcontext()
+        from rich.console import Console
+
+        return Console(file=self.stderr, no_color=self.no_color).status(text)
 
     def message(self, text: str) -> None:
         self.stderr.write(text + "\n")
