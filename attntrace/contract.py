@@ -93,7 +93,8 @@ def trace_to_dict(t: Trace) -> dict[str, Any]:
         "heads": heads,
         "concat": floats(t.concat),
         "output": floats(t.output),
-        "check": {"max_abs_diff": t.check.max_abs_diff, "tolerance": t.check.tolerance, "ok": t.check.ok},
+        "check": {"max_abs_diff": t.check.max_abs_diff, "tolerance": t.check.tolerance, "ok": t.check.ok,
+                  "inputs": [r + 1 for r in t.check.rows]},
         "warnings": list(t.warnings),
     }
 

@@ -39,6 +39,7 @@ def trace(problem: Problem, *, query: int | None = None, show: Iterable[int] | N
 
     heads = []
     worst = 0.0
+    checked = [j for j, i in enumerate(rows.tolist()) if i in shown]
     for a in range(d.heads):
         qs, vs = slice(a * d.d_k, (a + 1) * d.d_k), slice(a * d.d_v, (a + 1) * d.d_v)
         q, k, v = q_all[:, qs], k_all[:, qs], v_all[:, vs]
@@ -54,7 +55,9 @@ def trace(problem: Problem, *, query: int | None = None, show: Iterable[int] | N
             every = r(weights[:, :, None] * v[None, :, :])
             weighted = {int(i): every[j] for j, i in enumerate(rows) if int(i) in shown}
             output = r(every.sum(axis=1))
-        worst = max(worst, _max_diff(output, attention(q, k, v, s, allowed)))
+        for j in checked:  # step 8: each shown row recomputed on its own, q_i against every k_j
+            alone = attention(q[j:j + 1], k, v, s, None if allowed is None else allowed[j:j + 1])
+            worst = max(worst, _max_diff(output[j:j + 1], alone))
         heads.append(HeadTrace(
             w_q=_cols(problem.w_q, qs), w_k=_cols(problem.w_k, qs), w_v=_cols(problem.w_v, vs),
             b_q=_part(problem.b_q, qs), b_k=_part(problem.b_k, qs), b_v=_part(problem.b_v, vs),
@@ -67,7 +70,8 @@ def trace(problem: Problem, *, query: int | None = None, show: Iterable[int] | N
     tolerance = 1e-9 * scale_v if decimals is None else d.m * 10.0**-decimals * scale_v
     return Trace(
         problem=problem, dims=d, query=query, rows=tuple(int(i) for i in rows), divisor=s, allowed=allowed,
-        heads=tuple(heads), concat=concat, output=output, check=Check(worst, tolerance), decimals=decimals,
+        heads=tuple(heads), concat=concat, output=output,
+        check=Check(worst, tolerance, tuple(int(rows[j]) for j in checked)), decimals=decimals,
         warnings=_warnings(problem, rows, allowed),
     )
 

@@ -31,10 +31,11 @@ class HeadTrace:
 
 @dataclass(frozen=True)
 class Check:
-    """step 8: the row-by-row outputs against softmax(Q K^T / s) V computed as one matrix expression"""
+    """step 8: softmax(Q K^T / s) V against each shown row recomputed on its own from q_i, K and V"""
 
     max_abs_diff: float
     tolerance: float
+    rows: tuple[int, ...]  # the rows (from 0) recomputed
 
     @property
     def ok(self) -> bool:

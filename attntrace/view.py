@@ -205,7 +205,8 @@ def _every(t: Trace) -> Step:
             f"softmax(Q K^T / s) V by at most {c.max_abs_diff:.{t.decimals + 2}f}"
         ))
     elif c.ok:
-        step.items.append(Note("check: softmax(Q K^T / s) V equals the row-by-row outputs (within 1e-9)"))
+        which = "" if len(c.rows) == d.n else f" of inputs {', '.join(str(r + 1) for r in c.rows)}"
+        step.items.append(Note(f"check: softmax(Q K^T / s) V equals the row-by-row outputs{which} (within 1e-9)"))
     else:
         step.items.append(Note(f"check FAILED: softmax(Q K^T / s) V differs from the row-by-row outputs by "
                                f"{c.max_abs_diff:.3e}"))

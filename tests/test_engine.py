@@ -140,3 +140,19 @@ def test_show_limits_the_weighted_values_formed():
 def test_intermediates_are_float64():
     h = trace(example()).heads[0]
     assert {a.dtype for a in (h.q, h.k, h.v, h.scores, h.weights, h.output)} == {np.dtype("float64")}
+
+
+def test_step_8_recomputes_each_shown_row_on_its_own():
+    assert trace(example()).check.rows == (0, 1, 2)
+    assert trace(example(), show=[1]).check.rows == (1,)
+    assert trace(example(), query=3).check.rows == (2,)
+
+
+def test_the_check_fails_when_the_row_by_row_result_disagrees(monkeypatch):
+    from attntrace import engine
+    from attntrace.view import run_steps
+
+    monkeypatch.setattr(engine, "attention", lambda q, k, v, s, allowed: softmax(q @ k.T / s) @ v + 1e-3)
+    t = trace(example())
+    assert not t.check.ok and t.check.max_abs_diff == pytest.approx(1e-3)
+    assert "check FAILED" in run_steps(t)[-1].items[-1].text
