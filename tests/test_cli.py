@@ -241,3 +241,24 @@ def test_csv_and_json_samples_trace_identically(attntrace):
     a = _json(attntrace("run", SAMPLES / "worked_example_csv", "-f", "json"))
     b = _json(attntrace("run", SAMPLES / "worked_example.json", "-f", "json"))
     assert a["heads"] == b["heads"] and a["output"] == b["output"]
+
+
+def test_negative_zero_prints_as_zero_in_every_text_format(attntrace, tmp_path):
+    path = tmp_path / "negzero.json"
+    path.write_text(json.dumps({"x": [[-0.0, -1e-9], [1.0, 2.0]]}))
+    for fmt in ("plain", "csv", "markdown", "table"):
+        out = attntrace("run", path, "--format", fmt).out
+        assert "-0.0000" not in out and "0.0000" in out, fmt
+
+
+def test_table_colours_carry_meaning_and_the_heatmap_has_a_glyph_cue(attntrace):
+    out = attntrace("run", "--format", "table", "--color", "always").out
+    q_title = next(line for line in out.splitlines() if "Step 3 · Q = X · W_Q" in line)
+    assert "\x1b[1;31m" in q_title  # Q is red
+    x_title = next(line for line in out.splitlines() if "Step 1 · X" in line)
+    assert "\x1b[1;32m" in x_title  # inputs are green
+    weights = out[out.index("Step 5 · w(1, j)"):out.index("Step 6")]
+    assert "48;2;" in weights  # a background shade per cell
+    assert "0.0634 ▁" in weights and "0.4683 ▄" in weights  # the same cue without colour
+    plain_table = attntrace("run", "--format", "table", "--color", "never").out
+    assert "0.4683 ▄" in plain_table and "\x1b" not in plain_table
