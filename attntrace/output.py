@@ -10,9 +10,6 @@ from pathlib import Path
 from attntrace.terminal import Environment, write_file
 from attntrace.view import Step
 
-FORMATS = ("table", "plain", "json", "csv", "markdown")
-
-
 @dataclass(frozen=True)
 class OutputOptions:
     format: str | None = None  # None: table in a terminal, plain otherwise

@@ -12,14 +12,10 @@ def render_step(step: Step, precision: int, blank: bool = False) -> str:
     """the step as text; blank leaves every cell empty, for a worksheet"""
     lines = [step.heading, "=" * len(step.heading), ""]
     for k, item in enumerate(step.items):
-        lines.extend(note(item) if isinstance(item, Note) else block(item, precision, step.prefix, blank))
+        lines.extend([item.text] if isinstance(item, Note) else block(item, precision, step.prefix, blank))
         if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
             lines.append("")
     return "\n".join(lines) + "\n"
-
-
-def note(item: Note) -> list[str]:
-    return [item.text]
 
 
 def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[str]:
