@@ -10,6 +10,7 @@ from pathlib import Path
 from attntrace.terminal import Environment, write_file
 from attntrace.view import Step
 
+
 @dataclass(frozen=True)
 class OutputOptions:
     format: str | None = None  # None: table in a terminal, plain otherwise
