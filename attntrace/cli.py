@@ -111,8 +111,7 @@ def _problem(file: Optional[str], x: Optional[str], w_q: Optional[str], w_k: Opt
     from attntrace.load.problemfile import checked, load
     from attntrace.problem import override
 
-    given = {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}
-    problem = override(load(file, {key: path for key, path in given.items() if path is not None}),
+    problem = override(load(file, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}),
                        **_settings(scale, scale_by, mask, window, heads))
     for note in problem.notes:
         env.message(f"note: {note}")

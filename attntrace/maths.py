@@ -45,7 +45,3 @@ def round_half_up(a: np.ndarray, decimals: int) -> np.ndarray:
     scaled = np.round(a * 10.0**decimals, 9)  # 0.285 is stored as 0.28499999...; a student writes 0.29
     return np.trunc(scaled + np.copysign(0.5, scaled)) / 10.0**decimals
 
-
-def top_keys(weights: np.ndarray, k: int) -> np.ndarray:
-    """[n_q, m] -> [n_q, min(k, m)]: each row's k largest weights' columns, largest first (ties: leftmost)"""
-    return np.argsort(-weights, axis=1, kind="stable")[:, :k]

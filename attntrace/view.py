@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.maths import top_keys
+from attntrace import who
 from attntrace.trace import Trace
 
 WALK_ALL_UP_TO = 16  # above this many inputs, steps 4-7 are walked through for the first 3 and the last
@@ -236,13 +236,13 @@ def worksheet_steps(t: Trace) -> list[Step]:
 def who_steps(t: Trace, heading: str, top: int = 3) -> list[Step]:
     """each token's top attended tokens with their weights, head by head"""
     labels, keys = t.problem.labels, t.problem.key_labels
+    width = max(len(labels[r]) for r in t.rows)
     step = Step(0, heading)
-    for a, h in enumerate(t.heads):
+    for a, attends in enumerate(who.per_head(t, top)):
         if len(t.heads) > 1:
             step.items.append(Note(f"head {a + 1}"))
-        width = max(len(labels[r]) for r in t.rows)
-        for j, (r, best) in enumerate(zip(t.rows, top_keys(h.weights, top))):
-            pairs = " · ".join(f"{keys[c]} {h.weights[j, c]:.2f}" for c in best)
+        for j, (r, best) in enumerate(zip(t.rows, attends.best)):
+            pairs = " · ".join(f"{keys[c]} {attends.weights[j, c]:.2f}" for c in best)
             step.items.append(Note(f"{labels[r].ljust(width)} → {pairs}"))
     return [step]
 
@@ -250,13 +250,12 @@ def who_steps(t: Trace, heading: str, top: int = 3) -> list[Step]:
 def layer_summary_steps(t: Trace, heading: str, top: int = 3) -> list[Step]:
     """across every head of a layer: each token's top tokens by mean weight, and each head's favourite"""
     labels, keys = t.problem.labels, t.problem.key_labels
-    mean = np.mean([h.weights for h in t.heads], axis=0)
-    favourites = [top_keys(h.weights, 1)[:, 0] for h in t.heads]
-    step = Step(0, heading)
-    step.items.append(Block(f"mean weight over the {len(t.heads)} heads", "weights", t.row_labels, keys, mean))
+    mean, favourites = who.layer_mean(t, top)
     width = max(len(labels[r]) for r in t.rows)
-    for j, (r, best) in enumerate(zip(t.rows, top_keys(mean, top))):
-        pairs = " · ".join(f"{keys[c]} {mean[j, c]:.2f}" for c in best)
-        per_head = " ".join(f"{a + 1}:{keys[fav[j]]}" for a, fav in enumerate(favourites))
+    step = Step(0, heading)
+    step.items.append(Block(f"mean weight over the {len(t.heads)} heads", "weights", t.row_labels, keys, mean.weights))
+    for j, (r, best) in enumerate(zip(t.rows, mean.best)):
+        pairs = " · ".join(f"{keys[c]} {mean.weights[j, c]:.2f}" for c in best)
+        per_head = " ".join(f"{a + 1}:{keys[fav]}" for a, fav in enumerate(favourites[:, j]))
         step.items.append(Note(f"{labels[r].ljust(width)} → {pairs}   | top per head: {per_head}"))
     return [step]

@@ -195,3 +195,14 @@ def test_worksheet_markdown_and_plain_have_blank_tables_and_the_key_fills_them(a
 def test_blank_json_answer_sheet_is_all_nulls(attntrace):
     doc = json.loads(attntrace("worksheet", "--format", "json").out)
     assert doc["heads"][0]["q"] == [[None] * 3] * 3 and doc["output"] == [[None] * 3] * 3
+
+
+def test_a_csv_directory_for_one_input_names_it_in_answers_json(attntrace, tmp_path):
+    t = trace(load(None), query=2)
+    d = tmp_path / "one"
+    d.mkdir()
+    np.savetxt(d / "scores.csv", t.heads[0].scores, delimiter=",", fmt="%.4f")
+    (d / "answers.json").write_text('{"query": 2}')
+    assert attntrace("check", d).code == 0
+    (d / "answers.json").write_text('{"query": 1}')
+    assert attntrace("check", d).code == 1

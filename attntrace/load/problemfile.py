@@ -22,9 +22,9 @@ KEYS = MATRIX_KEYS + BIAS_KEYS + SETTING_KEYS
 LAYOUTS = ("x_w", "torch")
 
 
-def load(path: str | None, matrices: dict[str, str] | None = None) -> Problem:
+def load(path: str | None, matrices: dict[str, str | None] | None = None) -> Problem:
     """the problem in path (None = the built-in example), with matrices replaced from their own files"""
-    matrices = {k: v for k, v in (matrices or {}).items() if v is not None}
+    paths = {k: v for k, v in (matrices or {}).items() if v is not None}
     if path is None:
         problem = example()
         origin = "the built-in example"
@@ -35,8 +35,8 @@ def load(path: str | None, matrices: dict[str, str] | None = None) -> Problem:
             raise AttntraceError(f"{path}: no such file or directory")
         data, notes = _read(path, p)
         problem = _build(data, origin, notes)
-    if matrices:
-        problem = _with_matrices(problem, matrices, origin)
+    if paths:
+        problem = _with_matrices(problem, paths, origin)
     return problem
 
 
