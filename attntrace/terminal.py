@@ -90,8 +90,12 @@ def _silence_stdout() -> None:
         pass
 
 
+_restore_tty: Callable[[], None] | None = None  # set while a key is being read in cbreak mode
+
+
 def _read_key() -> str:
     """one key press, without waiting for Enter where the platform allows it"""
+    global _restore_tty
     try:
         import termios
         import tty
@@ -101,18 +105,30 @@ def _read_key() -> str:
         return msvcrt.getwch()  # type: ignore[attr-defined]
     fd = sys.stdin.fileno()
     old = termios.tcgetattr(fd)
+    _restore_tty = lambda: termios.tcsetattr(fd, termios.TCSADRAIN, old)  # noqa: E731
     try:
         tty.setcbreak(fd)
         return os.read(fd, 1).decode(errors="replace")
     finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, old)
+        _restore_tty()
+        _restore_tty = None
 
 
 def exit_on_interrupt() -> None:
-    """Ctrl-C ends the run with status 130 and no traceback"""
+    """Ctrl-C ends the run at once with status 130 and no traceback.
+
+    The handler exits the process itself: an exception raised from a signal handler can land in a finalizer,
+    where Python prints and swallows it, and the run would go on. Data is written only once rendered, so
+    nothing half-made is left on stdout.
+    """
 
     def interrupted(signum: int, frame: object) -> None:
-        sys.stderr.write("\n")
-        raise SystemExit(ExitStatus.ERROR_CTRL_C)
+        if _restore_tty is not None:
+            _restore_tty()
+        try:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+        finally:
+            os._exit(ExitStatus.ERROR_CTRL_C)
 
     signal.signal(signal.SIGINT, interrupted)
