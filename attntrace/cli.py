@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import sys
 from collections.abc import Callable
 from enum import Enum
@@ -295,44 +296,127 @@ def _app_for(args: list[str]) -> typer.Typer:
     return single
 
 
-@app.command(epilog="Example: attntrace check answers.json samples/scaled.json --gradescope results.json")
+def _finite_positive(value: Optional[float]) -> Optional[float]:
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter(f"{value} must be a finite number above 0")
+    return value
+
+
+@app.command(epilog="Examples: attntrace check answers.json samples/scaled.json --gradescope results.json\n\n"
+                    "attntrace check class/ --problem problem.json --gradebook grades.csv")
 @reported
 def check(
-    answers: Annotated[str, typer.Argument(help="Answer sheet: JSON in the --format json layout (any subset, or one "
-                                                "input's, as step --input N writes), or a directory of q.csv, k.csv, "
-                                                "v.csv, scores.csv, weights.csv, output.csv.")],
-    file: FileArg = None,
-    tolerance: Annotated[float, typer.Option("--tolerance", min=0.0, help="Allowed difference, for answers rounded "
-                                             "to 3 or 4 decimals (also relative to the value's size).")] = 2e-3,
-    rtol: Annotated[Optional[float], typer.Option("--rtol", min=0.0, help="Relative tolerance, for exact work.",
-                                                  show_default=False)] = None,
-    atol: Annotated[Optional[float], typer.Option("--atol", min=0.0, help="Absolute tolerance, for exact work.",
-                                                  show_default=False)] = None,
+    paths: Annotated[list[str], typer.Argument(
+        help="Answer sheets: JSON in the --format json layout (any subset, or one input's), a directory of q.csv ... "
+             "output.csv, a filled-in worksheet (.md or .txt), or a directory of sheets. A path holding a problem "
+             "(JSON with x, or a CSV directory with x.csv) is the problem.", show_default=False)],
+    problem: Annotated[Optional[str], typer.Option(
+        "--problem", help="The problem every sheet answers. Default: a problem among PATHS, else the problem.json "
+                          "beside each sheet, else the built-in example.", show_default=False)] = None,
+    precision: Annotated[Optional[int], typer.Option(
+        "--precision", "-p", min=0, max=12, show_default=False,
+        help="The decimals students rounded to. Default: the sheet's, else inferred from the digits written.")] = None,
+    tolerance: Annotated[Optional[float], typer.Option(
+        "--tolerance", callback=_finite_positive, show_default=False,
+        help="Instead of rounding: a cell is right within tolerance · (1 + |expected| / 2).")] = None,
+    rtol: Annotated[Optional[float], typer.Option("--rtol", callback=_finite_positive, show_default=False,
+                                                  help="Relative tolerance, for exact work.")] = None,
+    atol: Annotated[Optional[float], typer.Option("--atol", callback=_finite_positive, show_default=False,
+                                                  help="Absolute tolerance, for exact work.")] = None,
+    points: Annotated[Optional[str], typer.Option(
+        "--points", show_default=False, help="Points per step, e.g. scores=2,weights=2 (keys q, k, v, scores, scaled, "
+                                              "weights, output, final); 1 each by default.")] = None,
+    follow_through: Annotated[bool, typer.Option(
+        "--follow-through/--no-follow-through", help="A step wrong only because of an earlier mistake earns its points.")] = True,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="plain or json.")] = Format.plain,
-    precision: PrecisionOpt = 4,
     gradescope: Annotated[Optional[Path], typer.Option("--gradescope", dir_okay=False, show_default=False,
-                                                       help="Also write Gradescope's results.json here.")] = None,
+                                                       help="Also write Gradescope's results.json (one sheet).")] = None,
+    gradebook: Annotated[Optional[Path], typer.Option("--gradebook", dir_okay=False, show_default=False,
+                                                      help="Also write a CSV with one row per sheet.")] = None,
     scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
     heads: HeadsOpt = None,
 ) -> None:
-    """Check an answer sheet step by step and name the mistake. Exit 0 when every given value matches, else 1."""
-    from attntrace import answers as answer_sheets
-    from attntrace import report as reports
-    from attntrace.check import Tolerance
-    from attntrace.check import check as check_answers
+    """Mark answer sheets step by step at the students' precision and name the first mistake.
+
+    Exit 0 when every intermediate asked for is written and right, 1 otherwise, 2 when a sheet cannot be read.
+    """
     from attntrace.contract import dumps
+    from attntrace.homework import classroom
+    from attntrace.homework import report as reports
+    from attntrace.homework.marking import Rule
     from attntrace.terminal import write_file
 
     env = environment()
-    problem = _problem(file, None, None, None, None, scale, scale_by, mask, window, heads, env)
+    if fmt not in (Format.plain, Format.json):
+        raise typer.BadParameter("check reports are plain or json", param_hint="--format")
     exact = rtol is not None or atol is not None
-    tol = Tolerance(rtol or 0.0, atol or 0.0) if exact else Tolerance(rtol=tolerance / 2, atol=tolerance)
-    result = check_answers(problem, answer_sheets.load(answers), tol)
-    if gradescope is not None:
-        write_file(gradescope, dumps(reports.gradescope(result, precision)))
-    env.write(dumps(reports.to_dict(result)) if fmt == Format.json else reports.text(result, precision))
-    if not result.passed:
+    if tolerance is not None and exact:
+        raise typer.BadParameter("give --tolerance, or --rtol/--atol, not both", param_hint="--tolerance")
+    rule = Rule(precision=precision, rtol=tolerance / 2 if tolerance is not None else rtol,
+                atol=tolerance if tolerance is not None else atol, follow_through=follow_through,
+                points=_parse_points(points))
+    problem_path, sheet_paths = classroom.split(paths, problem)
+    if gradescope is not None and len(sheet_paths) > 1:
+        raise typer.BadParameter(f"Gradescope's results.json is for one sheet; {len(sheet_paths)} were given "
+                                 "(use --gradebook for a class)", param_hint="--gradescope")
+    _distinct_outputs([gradescope, gradebook], [*sheet_paths, *([problem_path] if problem_path else [])])
+    marked = classroom.mark(sheet_paths, problem_path, lambda source: _problem(
+        source, None, None, None, None, scale, scale_by, mask, window, heads, env), rule, keep_going=len(sheet_paths) > 1)
+    if gradescope is not None and marked.reports:
+        write_file(gradescope, dumps(reports.gradescope(marked.reports[0])))
+    if gradebook is not None:
+        write_file(gradebook, reports.gradebook(marked.reports, marked.unreadable))
+    for _, error in marked.unreadable:
+        env.message(f"attntrace: {error}")
+    if len(sheet_paths) == 1:
+        report = marked.reports[0]
+        env.write(dumps(reports.to_dict(report)) if fmt == Format.json else reports.text(report))
+    elif fmt == Format.json:
+        env.write(dumps({"sheets": [reports.to_dict(r) for r in marked.reports],
+                         "unreadable": [{"sheet": s, "error": e} for s, e in marked.unreadable]}))
+    else:
+        env.write("\n".join(reports.text(r) for r in marked.reports) + "\n"
+                  + reports.summary(marked.reports, marked.unreadable))
+    if marked.unreadable:
+        raise typer.Exit(ExitStatus.USAGE)
+    if not all(r.passed for r in marked.reports):
         raise typer.Exit(ExitStatus.ERROR)
+
+
+POINT_KEYS = ("q", "k", "v", "scores", "scaled", "weights", "output", "final")
+
+
+def _parse_points(text: Optional[str]) -> dict[str, float]:
+    """--points scores=2,weights=2"""
+    if text is None:
+        return {}
+    out = {}
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        key, _, value = part.partition("=")
+        key = key.strip()
+        if key not in POINT_KEYS:
+            raise typer.BadParameter(f'"{key}" is not a step; use {", ".join(POINT_KEYS)}', param_hint="--points")
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not (math.isfinite(number) and number >= 0):
+            raise typer.BadParameter(f'"{part}": give the points as a number of 0 or more, e.g. {key}=2',
+                                     param_hint="--points")
+        out[key] = number
+    return out
+
+
+def _distinct_outputs(outputs: list[Optional[Path]], inputs: list[str]) -> None:
+    """an output file must not be an input or another output"""
+    seen: dict[Path, str] = {Path(p).resolve(): p for p in inputs if p != "-"}
+    for out in outputs:
+        if out is None:
+            continue
+        resolved = out.resolve()
+        if resolved in seen:
+            raise AttntraceError(f"{out} is also {seen[resolved]}; write the results to another file", exit_code=2)
+        seen[resolved] = str(out)
 
 
 @app.command(epilog="Example: attntrace worksheet samples/scaled.json --input 2 --precision 2 --key")
@@ -351,23 +435,15 @@ def worksheet(
     heads: HeadsOpt = None,
 ) -> None:
     """An exercise: the problem, then a blank table for each step (with --key, the answers)."""
-    from attntrace.contract import dumps
     from attntrace.engine import trace
-    from attntrace.output import render_steps
-    from attntrace.view import worksheet_steps
-    from attntrace.worksheet import answer_sheet, intro
+    from attntrace.homework.worksheet import FORMATS, render
 
     env = environment()
+    if fmt.value not in FORMATS:
+        raise AttntraceError("worksheets are markdown, plain or json", exit_code=2)
     problem = _problem(file, None, None, None, None, scale, scale_by, mask, window, heads, env)
     t = trace(problem, query=input_, decimals=precision)
-    opts = OutputOptions(output=output)
-    if fmt == Format.json:
-        show_text(env, [dumps(answer_sheet(t, blank=not key))], opts)
-        return
-    if fmt not in (Format.markdown, Format.plain):
-        raise AttntraceError("worksheets are markdown, plain or json", exit_code=2)
-    pages = render_steps(worksheet_steps(t), fmt.value, precision, False, 100, blank_from=None if key else 3)
-    show_text(env, [intro(t, precision, key, fmt == Format.markdown), *pages], opts)
+    show_text(env, [render(t, precision, key, fmt.value)], OutputOptions(output=output))
 
 
 @app.command(epilog='Example: attntrace bert "The animal didn\'t cross the street because it was too tired" '

@@ -22,6 +22,8 @@ class Block:
     rows: tuple[str, ...]
     cols: tuple[str, ...]
     values: np.ndarray  # 2-D; -inf marks a masked cell
+    answer: tuple[int | None, str, int | None] | None = None  # (head from 1 or None for the final output, key,
+    # the row of the trace's arrays shown, or None for all of them): what a worksheet's blank table asks for
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,8 @@ def _derive(t: Trace, heading: str) -> Step:
             ("V", _proj(src, "W_V" + dv, p.w_v, p.b_v, "b_v" + dv), "v", p.key_labels, h.v, d.d_v),
         ):
             label = "q" if name == "Q" and t.query is not None else name
-            step.items.append(Block(f"{_head(t, a)}{label} = {formula}", kind, rows, numbered(size), values))
+            step.items.append(Block(f"{_head(t, a)}{label} = {formula}", kind, rows, numbered(size), values,
+                                    (a + 1, kind, None)))
     return step
 
 
@@ -155,26 +158,36 @@ def _query_steps(t: Trace, row: int) -> list[Step]:
     output = Step(7, f"Step 7 · sum the weighted values into output {i}")
     for a, h in enumerate(t.heads):
         head = _head(t, a)
-        scores.items.append(Block(f"{head}score({i}, j) = q{i} · k_j", "scores", (label,), keys, h.scores[j:j + 1]))
+        n = a + 1
+        scores.items.append(Block(f"{head}score({i}, j) = q{i} · k_j", "scores", (label,), keys, h.scores[j:j + 1],
+                                  (n, "scores", j)))
         if t.divisor != 1.0:
             scores.items.append(Block(f"{head}score({i}, j) / {_divisor(t)}", "scores", (label,), keys,
-                                      h.scaled[j:j + 1]))
+                                      h.scaled[j:j + 1], (n, "scaled", j)))
         elif t.allowed is not None:
-            scores.items.append(Block(f"{head}score({i}, j), masked", "scores", (label,), keys, h.scaled[j:j + 1]))
-        soft.items.append(Block(f"{head}w({i}, j) = softmax over j", "weights", (label,), keys, h.weights[j:j + 1]))
-        weighted.items.append(Block(f"{head}w({i}, j) · v_j", "weighted", keys, numbered(d.d_v), h.weighted[row]))
+            scores.items.append(Block(f"{head}score({i}, j), masked", "scores", (label,), keys, h.scaled[j:j + 1],
+                                      (n, "scaled", j)))
+        soft.items.append(Block(f"{head}w({i}, j) = softmax over j", "weights", (label,), keys, h.weights[j:j + 1],
+                                (n, "weights", j)))
+        weighted.items.append(Block(f"{head}w({i}, j) · v_j", "weighted", keys, numbered(d.d_v), h.weighted[row],
+                                    (n, "weighted", j)))
         output.items.append(Block(f"{head}output {i} = Σ_j w({i}, j) · v_j", "output", (label,), numbered(d.d_v),
-                                  h.output[j:j + 1]))
+                                  h.output[j:j + 1], (n, "output", j)))
     if t.allowed is not None and not t.allowed[j].any():
         soft.items.append(Note(f"every key is masked for input {i}: its weights are 0 and its output is 0"))
     if d.heads > 1:
         output.items.append(Block(f"concat(heads) for input {i}", "output", (label,), numbered(d.heads * d.d_v),
-                                  t.concat[j:j + 1]))
+                                  t.concat[j:j + 1], (None, _concat_key(t), j)))
     if p.w_o is not None:
         formula = "concat · W_O" + (" + b_o" if p.b_o is not None else "")
         output.items.append(Block(f"output {i} = {formula}", "output", (label,), numbered(d.d_out),
-                                  t.output[j:j + 1]))
+                                  t.output[j:j + 1], (None, "output", j)))
     return [scores, soft, weighted, output]
+
+
+def _concat_key(t: Trace) -> str:
+    """without W_O the heads' concatenation is the final output"""
+    return "concat" if t.problem.w_o is not None else "output"
 
 
 def _divisor(t: Trace) -> str:
@@ -188,16 +201,20 @@ def _every(t: Trace) -> Step:
     step = Step(8, "Step 8 · every input: softmax(Q K^T / s) V")
     for a, h in enumerate(t.heads):
         head = _head(t, a)
-        step.items.append(Block(f"{head}scores = Q K^T", "scores", p.labels, p.key_labels, h.scores))
+        step.items.append(Block(f"{head}scores = Q K^T", "scores", p.labels, p.key_labels, h.scores,
+                                (a + 1, "scores", None)))
         scaled = "scores" if t.divisor == 1.0 else f"scores / {_divisor(t)}"
         step.items.append(Block(f"{head}weights = softmax({scaled})", "weights", p.labels,
-                                p.key_labels, h.weights))
-        step.items.append(Block(f"{head}output = weights · V", "output", p.labels, numbered(d.d_v), h.output))
+                                p.key_labels, h.weights, (a + 1, "weights", None)))
+        step.items.append(Block(f"{head}output = weights · V", "output", p.labels, numbered(d.d_v), h.output,
+                                (a + 1, "output", None)))
     if d.heads > 1:
-        step.items.append(Block("concat(heads)", "output", p.labels, numbered(d.heads * d.d_v), t.concat))
+        step.items.append(Block("concat(heads)", "output", p.labels, numbered(d.heads * d.d_v), t.concat,
+                                (None, _concat_key(t), None)))
     if p.w_o is not None:
         formula = "concat · W_O" + (" + b_o" if p.b_o is not None else "")
-        step.items.append(Block(f"output = {formula}", "output", p.labels, numbered(d.d_out), t.output))
+        step.items.append(Block(f"output = {formula}", "output", p.labels, numbered(d.d_out), t.output,
+                                (None, "output", None)))
     c = t.check
     if t.decimals is not None:
         step.items.append(Note(

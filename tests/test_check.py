@@ -1,208 +1,366 @@
-"""The answer checker: right sheets pass, each planted mistake is named, and the reports hold every field."""
+"""Marking: verdicts at the student's precision, follow-through, every usual mistake named, strict sheets, classes."""
 
+import csv
 import json
-from dataclasses import replace
+import math
 
-import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from attntrace.contract import dumps, trace_to_dict
-from attntrace.engine import trace
-from attntrace.load.problemfile import load
-from attntrace.maths import softmax
+from tests import hand
 from tests.conftest import SAMPLES
 
+# 我喜欢猫: one head, d_model 4, d_k = d_v = 2, scaled
+ONE = {
+    "name": "我喜欢猫", "tokens": ["我", "喜欢", "猫"],
+    "x": [[0.5, -1.2, 0.8, 0.3], [1.1, 0.4, -0.6, 0.9], [-0.7, 0.2, 1.3, -0.4]],
+    "w_q": [[0.6, -0.3], [0.2, 0.8], [-0.5, 0.4], [0.9, 0.1]],
+    "w_k": [[-0.4, 0.7], [0.5, 0.3], [0.8, -0.6], [0.1, 0.9]],
+    "w_v": [[1.2, -0.5], [0.3, 0.6], [-0.8, 0.4], [0.7, 1.1]],
+    "scale": True,
+}
+# four tokens, causal, two heads joined by W_O; every weight matrix square
+TWO = {
+    "name": "birds", "tokens": ["birds", "sing", "at", "dawn"],
+    "x": [[0.4, -0.9, 1.2, 0.3], [-0.5, 0.7, 0.2, 1.1], [1.3, 0.1, -0.6, -0.8], [0.2, 1.0, 0.5, -0.3]],
+    "w_q": [[0.7, -0.2, 0.3, 0.9], [0.1, 0.6, -0.8, 0.2], [-0.4, 0.5, 0.6, -0.3], [0.8, 0.3, 0.1, 0.5]],
+    "w_k": [[0.2, 0.9, -0.5, 0.4], [-0.6, 0.3, 0.7, 0.1], [0.5, -0.1, 0.2, 0.8], [0.3, 0.7, -0.4, -0.6]],
+    "w_v": [[1.1, -0.3, 0.4, 0.6], [0.2, 0.8, -0.7, 0.3], [-0.5, 0.4, 0.9, -0.2], [0.6, 0.1, 0.3, 1.2]],
+    "heads": 2,
+    "w_o": [[0.5, -0.2, 0.1, 0.3], [0.5, 0.6, -0.3, 0.2], [-0.1, 0.3, 0.7, 0.5], [0.2, -0.4, 0.6, 0.9]],
+    "mask": "causal", "scale": True,
+}
+UNSCALED_CAUSAL = {**ONE, "scale": False, "mask": "causal"}
+ORDER = [(h, k) for h in (1, 2) for k in hand.STEPS] + [(None, "output")]
 
-def _sheet(tmp_path, t, name="answers.json", **edit):
-    doc = trace_to_dict(t)
-    sheet = {"query": doc["query"], "heads": [{k: h[k] for k in ("q", "k", "v", "scores", "weights", "output")}
-                                              for h in doc["heads"]], "output": doc["output"]}
-    for key, value in edit.items():
-        sheet["heads"][0][key] = value
+
+def _write(tmp_path, name, doc):
     path = tmp_path / name
-    path.write_text(dumps(sheet))
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     return path
 
 
-def _problem(name):
-    return load(str(SAMPLES / name))
+def _mark(attntrace, tmp_path, problem, sheet, *args):
+    r = attntrace("check", _write(tmp_path, "sheet.json", sheet), _write(tmp_path, "problem.json", problem),
+                  "--format", "json", *args)
+    assert r.code in (0, 1), r.err
+    report = json.loads(r.out)
+    return r, report, {(i["key"], i["head"]): i["verdict"] for i in report["items"]}
 
 
-def test_a_right_answer_sheet_passes(attntrace, tmp_path):
-    path = tmp_path / "right.json"
-    path.write_text(attntrace("run", SAMPLES / "scaled.json", "-f", "json").out)
-    r = attntrace("check", path, SAMPLES / "scaled.json")
-    assert r.code == 0 and "PASS" in r.out and "WRONG" not in r.out
-
-
-def test_answers_rounded_to_3_decimals_pass_with_the_default_tolerance(attntrace, tmp_path):
-    doc = json.loads(attntrace("run", "-f", "json").out)
-    rounded = {"heads": [{k: np.round(doc["heads"][0][k], 3).tolist() for k in ("q", "scores", "weights", "output")}]}
-    path = tmp_path / "rounded.json"
-    path.write_text(json.dumps(rounded))
-    assert attntrace("check", path).code == 0
-
-
-def test_a_wrong_cell_is_reported_with_its_row_column_and_size(attntrace, tmp_path):
-    t = trace(load(None))
-    scores = t.heads[0].scores.tolist()
-    scores[1][2] = 13.0
-    r = attntrace("check", _sheet(tmp_path, t, scores=scores))
-    assert r.code == 1
-    assert "step 4  head 1 · scores" in r.out and "WRONG: 1 of 9 cells off" in r.out
-    assert "row 2, column 3: 13.0000 given, expected 12.0000 (off by 1.0000)" in r.out
-
-
+# (problem, what the student did, the keys it makes wrong, words the diagnosis must hold)
 PLANTED = {
-    "scaling forgotten": ("scaled.json", lambda p: trace(replace(p, scale=False)), "scaling was forgotten"),
-    "scaling applied": ("worked_example.json", lambda p: trace(replace(p, scale=True)), "this problem has no scaling"),
-    "transposed weights": ("two_heads.json", lambda p: trace(replace(p, w_q=p.w_q.T, w_k=p.w_k.T, w_v=p.w_v.T)),
-                           "transposed"),
-    "K for Q": ("scaled.json", lambda p: trace(replace(p, w_q=p.w_k)), "K was used where Q belongs"),
-    "mask missing": ("causal.json", lambda p: trace(replace(p, mask=())), "the mask was left out"),
+    "scaling forgotten": (ONE, dict(divisor=lambda d_k, d: 1.0), {"scaled"}, "not divided"),
+    "divided by sqrt(d_model)": (ONE, dict(divisor=lambda d_k, d: math.sqrt(d)), {"scaled"}, "d_model"),
+    "scaled when none": (UNSCALED_CAUSAL, dict(divisor=lambda d_k, d: math.sqrt(d_k)), {"scaled"}, "no scaling"),
+    "softmax down the columns": (ONE, dict(axis=0), {"weights"}, "columns"),
+    "W_Q transposed": (TWO, dict(transposed=("w_q",)), {"q"}, "W_Q was transposed"),
+    "W_V transposed": (TWO, dict(transposed=("w_v",)), {"v"}, "W_V was transposed"),
+    "K used where Q belongs": (ONE, dict(scores="kk"), {"scores"}, "K K^T"),
+    "Q and K swapped (weights)": (ONE, dict(qk_weights="swapped"), {"q", "k"}, "swapped"),
+    "Q and K swapped (scores)": (ONE, dict(scores="kq"), {"scores"}, "swapped"),
+    "mask left out": (TWO, dict(mask="none"), {"scaled"}, "left out"),
+    "mask inverted": (TWO, dict(mask="inverted"), {"scaled"}, "inverted"),
+    "mask transposed": (TWO, dict(mask="transposed"), {"scaled"}, "mask was transposed"),
+    "heads interleaved": (TWO, dict(interleaved=True), {"q", "k", "v"}, "interleaved"),
+    "W_O forgotten": (TWO, dict(use_wo=False), {"final"}, "W_O was forgotten"),
+    "heads in the wrong order": (TWO, dict(order=(1, 0)), {"final"}, "wrong order"),
 }
 
 
+@pytest.mark.parametrize("precision", [None, 4, 3, 2, 1])
 @pytest.mark.parametrize("mistake", PLANTED)
-def test_each_planted_mistake_is_named(attntrace, tmp_path, mistake):
-    sample, wrong, words = PLANTED[mistake]
-    r = attntrace("check", _sheet(tmp_path, wrong(_problem(sample))), SAMPLES / sample)
-    assert r.code == 1 and "WRONG" in r.out
-    assert words in r.out.split("diagnosis:")[1]
-
-
-def _by_hand(t, weights_of):
-    """a sheet whose weights come from weights_of(scaled) and whose outputs follow from them"""
-    h = t.heads[0]
-    weights = weights_of(h)
-    return {"scores": h.scores.tolist(), "weights": weights.tolist(), "output": (weights @ h.v).tolist()}
-
-
-def test_softmax_over_the_wrong_axis_is_named(attntrace, tmp_path):
-    t = trace(_problem("scaled.json"))
-    path = _sheet(tmp_path, t, **_by_hand(t, lambda h: softmax(h.scaled.T).T))
-    r = attntrace("check", path, SAMPLES / "scaled.json")
-    assert r.code == 1 and "softmax was taken down the columns" in r.out
-
-
-def test_an_inverted_mask_is_named(attntrace, tmp_path):
-    t = trace(_problem("causal.json"))
-    path = _sheet(tmp_path, t, **_by_hand(t, lambda h: softmax(h.scores / t.divisor, ~t.allowed)))
-    r = attntrace("check", path, SAMPLES / "causal.json")
-    assert r.code == 1 and "the mask was inverted" in r.out
-
-
-def test_carried_rounding_counts_as_right_with_a_note(attntrace, tmp_path):
-    p = _problem("scaled.json")
-    r = attntrace("check", _sheet(tmp_path, trace(p, decimals=1)), SAMPLES / "scaled.json")
-    assert r.code == 0 and "rounding carried at 1 decimals" in r.out
-
-
-def test_a_later_error_that_follows_from_an_earlier_one_is_a_consequence(attntrace, tmp_path):
-    t = trace(load(None))
-    h = t.heads[0]
-    q = h.q.copy()
-    q[0, 0] += 1.0  # a slip in Q ...
-    scores = q @ h.k.T  # ... carried honestly into the scores
-    r = attntrace("check", _sheet(tmp_path, t, q=q.tolist(), scores=scores.tolist(),
-                                  weights=softmax(scores).tolist(), output=(softmax(scores) @ h.v).tolist()))
+def test_every_planted_mistake_is_named_and_what_follows_is_a_consequence(attntrace, tmp_path, mistake, precision):
+    problem, how, wrong_keys, words = PLANTED[mistake]
+    r, report, verdicts = _mark(attntrace, tmp_path, problem, hand.sheet(problem, precision, **how))
     assert r.code == 1
-    lines = r.out.splitlines()
-    assert "WRONG" in next(line for line in lines if "· Q " in line)
-    for name in ("scores", "softmax weights"):
-        assert "consequence" in next(line for line in lines if f"· {name}" in line)
+    assert words in (report["diagnosis"] or ""), report["diagnosis"]
+    steps = list(hand.STEPS)
+    first = min(steps.index(k) if k != "final" else 99 for k in wrong_keys)
+    for (key, head), verdict in verdicts.items():
+        name = "final" if head is None else key
+        position = 99 if head is None else steps.index(key)
+        if name in wrong_keys:
+            assert verdict == "wrong", (key, head, verdict)
+        elif position < first:
+            assert verdict == "right", (key, head, verdict)
+        else:
+            assert verdict in ("consequence", "right"), (key, head, verdict)
+    assert any(v == "consequence" for v in verdicts.values()) or "final" in wrong_keys
 
 
-def test_single_input_answers_in_the_step_layout(attntrace, tmp_path):
-    path = tmp_path / "one.json"
-    path.write_text(attntrace("step", "--input", "2", "-f", "json").out)
-    assert attntrace("check", path).code == 0
-    doc = json.loads(path.read_text())
+@pytest.mark.parametrize("problem", [ONE, TWO, UNSCALED_CAUSAL])
+@pytest.mark.parametrize("precision", [None, 6, 4, 3, 2, 1])
+@pytest.mark.parametrize("carried", [True, False])
+def test_right_sheets_pass_at_every_precision_carried_or_not(attntrace, tmp_path, problem, precision, carried):
+    r, report, verdicts = _mark(attntrace, tmp_path, problem, hand.sheet(problem, precision, carried=carried))
+    assert r.code == 0 and report["passed"] and report["diagnosis"] is None
+    assert set(verdicts.values()) == {"right"} and report["score"] == report["max_score"]
+
+
+def test_two_decimal_answers_are_not_held_to_four(attntrace, tmp_path):
+    """0.14 for 0.1361 is right at 2 decimals; 0.13 (cut, not rounded) is not"""
+    sheet = hand.sheet(ONE, 2, carried=False)
+    r, report, verdicts = _mark(attntrace, tmp_path, ONE, sheet)
+    assert r.code == 0 and report["precision"] == 2 and report["precision_from"] == "digits"
+    cut = hand.sheet(ONE, None)
+    cut["heads"][0]["q"] = [[math.trunc(v * 100) / 100 for v in row] for row in cut["heads"][0]["q"]]
+    cut["heads"][0] = {"head": 1, "q": cut["heads"][0]["q"]}
+    cut.pop("output")
+    _, report, verdicts = _mark(attntrace, tmp_path, ONE, cut)
+    assert verdicts[("q", 1)] == "wrong"
+
+
+def test_the_precision_comes_from_the_sheet_then_the_teacher(attntrace, tmp_path):
+    sheet = hand.sheet(ONE, 1)
+    _, report, _ = _mark(attntrace, tmp_path, ONE, {**sheet, "precision": 1})
+    assert report["precision"] == 1 and report["precision_from"] == "sheet" and report["passed"]
+    r, report, _ = _mark(attntrace, tmp_path, ONE, sheet, "--precision", "3")
+    assert report["precision"] == 3 and report["precision_from"] == "teacher" and r.code == 1
+
+
+def test_carried_rounding_with_one_slip_marks_only_that_step(attntrace, tmp_path):
+    sheet = hand.sheet(ONE, 2, slip=(1, "output", 2, 1, 0.3))
+    r, report, verdicts = _mark(attntrace, tmp_path, ONE, sheet)
+    assert r.code == 1
+    assert [verdicts[(k, 1)] for k in hand.STEPS] == ["right"] * 6 + ["wrong"]
+    wrong = next(i for i in report["items"] if i["verdict"] == "wrong")
+    assert [c["name"] for c in wrong["cells"]] == ["output[猫, 2]"]
+    assert report["score"] == 6 and report["max_score"] == 7
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(precision=st.integers(1, 6), carried=st.booleans(), problem=st.sampled_from([ONE, TWO]),
+       where=st.sampled_from(hand.STEPS + ("final",)), row=st.integers(0, 2), col=st.integers(0, 1),
+       amount=st.sampled_from([1.3, -2.7, 0.9]))
+def test_one_changed_cell_makes_that_step_wrong_and_later_ones_consequences(attntrace, tmp_path, precision, carried,
+                                                                             problem, where, row, col, amount):
+    head = None if where == "final" else 1
+    key = "output" if where == "final" else where
+    if (problem is ONE and where == "final") or (problem is TWO and where == "scaled" and col > row):
+        return  # one head has no separate final output; a masked cell is not a number to slip
+    sheet = hand.sheet(problem, precision, carried=carried, slip=(head, key, row, col, amount))
+    r, report, verdicts = _mark(attntrace, tmp_path, problem, sheet)
+    assert r.code == 1
+    slipped = ("output", 1) if problem is ONE and where == "output" else (key, head)
+    assert verdicts[slipped] == "wrong"
+    later = {"q": {"scores", "scaled", "weights", "output"}, "k": {"scores", "scaled", "weights", "output"},
+             "v": {"output"}, "scores": {"scaled", "weights", "output"}, "scaled": {"weights", "output"},
+             "weights": {"output"}, "output": set(), "final": set()}[where]
+    for (k, h), verdict in verdicts.items():
+        if (k, h) == slipped:
+            continue
+        downstream = h == head and k in later or (h is None and where != "final")
+        assert verdict in (("consequence", "right") if downstream else ("right",)), (k, h, verdict)
+
+
+def test_a_blank_sheet_is_not_answered_and_scores_nothing(attntrace, tmp_path):
+    blank = tmp_path / "blank.json"
+    problem = _write(tmp_path, "problem.json", TWO)
+    assert attntrace("worksheet", problem, "--format", "json", "-o", blank).code == 0
+    results = tmp_path / "results.json"
+    r = attntrace("check", blank, problem, "--format", "json", "--gradescope", results)
+    report = json.loads(r.out)
+    assert r.code == 1 and not report["passed"] and report["score"] == 0 and report["diagnosis"] is None
+    assert {i["verdict"] for i in report["items"]} == {"not answered"} and len(report["items"]) == 15
+    doc = json.loads(results.read_text())
+    assert doc["score"] == 0 and sum(t["max_score"] for t in doc["tests"]) == 15
+    assert all(t["status"] == "failed" for t in doc["tests"])
+
+
+def test_a_partly_filled_step_is_marked_on_its_cells_and_says_how_many_are_missing(attntrace, tmp_path):
+    sheet = hand.sheet(ONE, 2)
+    sheet["heads"][0]["weights"][1] = [None, None, None]
+    r, report, verdicts = _mark(attntrace, tmp_path, ONE, sheet)
+    item = next(i for i in report["items"] if i["key"] == "weights")
+    assert r.code == 1 and item["verdict"] == "right" and "3 of 9 cells not written" in item["note"]
+    assert item["points"] == pytest.approx(6 / 9, abs=1e-4) and not report["passed"]
+
+
+def test_only_q_given_is_not_a_pass(attntrace, tmp_path):
+    sheet = {"heads": [{"head": 1, "q": hand.sheet(ONE, 2)["heads"][0]["q"]}]}
+    r, report, verdicts = _mark(attntrace, tmp_path, ONE, sheet)
+    assert r.code == 1 and report["score"] == 1 and report["max_score"] == 7
+    assert list(verdicts.values()).count("not answered") == 6
+
+
+def test_one_head_without_w_o_reports_the_output_once(attntrace, tmp_path):
+    _, report, verdicts = _mark(attntrace, tmp_path, ONE, hand.sheet(ONE, 2))
+    assert [i["key"] for i in report["items"]].count("output") == 1 and report["max_score"] == 7
+
+
+def test_gradescope_points_follow_through_and_its_switch(attntrace, tmp_path):
+    sheet = _write(tmp_path, "sheet.json", hand.sheet(ONE, 2, divisor=lambda d_k, d: 1.0))
+    problem = _write(tmp_path, "problem.json", ONE)
+    results = tmp_path / "results.json"
+    attntrace("check", sheet, problem, "--gradescope", results, "--points", "scaled=2,weights=3")
+    doc = json.loads(results.read_text())
+    assert sum(t["max_score"] for t in doc["tests"]) == 10 and doc["score"] == 8  # scaled (2) lost; weights (3) earned
+    assert {"name", "score", "max_score", "status", "output"} <= set(doc["tests"][0])
+    attntrace("check", sheet, problem, "--gradescope", results, "--no-follow-through")
+    assert json.loads(results.read_text())["score"] == 4
+
+
+@pytest.mark.parametrize("bad", ["nan", "0", "-1", "inf"])
+@pytest.mark.parametrize("option", ["--tolerance", "--rtol", "--atol"])
+def test_tolerances_must_be_finite_and_positive(attntrace, option, bad):
+    r = attntrace("check", SAMPLES / "worked_example.json", option, bad)
+    assert r.code == 2 and "finite number above 0" in r.err
+
+
+@pytest.mark.parametrize("points", ["wieghts=2", "scores=x", "scores=-1", "scores=nan"])
+def test_bad_points_are_usage_errors(attntrace, tmp_path, points):
+    sheet = _write(tmp_path, "s.json", hand.sheet(ONE, 2))
+    assert attntrace("check", sheet, _write(tmp_path, "p.json", ONE), "--points", points).code == 2
+
+
+def test_exact_work_is_judged_within_rtol_atol(attntrace, tmp_path):
+    sheet = hand.sheet(ONE, None)
+    sheet["heads"][0]["output"][0][0] += 1e-6
+    sheet["output"][0][0] += 1e-6
+    r, report, _ = _mark(attntrace, tmp_path, ONE, sheet, "--atol", "1e-5")
+    assert r.code == 0 and report["precision_from"] == "tolerance"
+    r, _, verdicts = _mark(attntrace, tmp_path, ONE, sheet, "--atol", "1e-9")
+    assert r.code == 1 and verdicts[("output", 1)] == "wrong"
+
+
+MALFORMED = {
+    "misspelled key": ({"heads": [{"head": 1, "wieghts": [[0.1]]}]}, 'did you mean "weights"'),
+    "misspelled top key": ({"hedas": []}, 'did you mean "heads"'),
+    "heads not a list": ({"heads": 5}, "heads must be a list"),
+    "head not a number": ({"heads": [{"head": "x"}]}, "head must be the head's number"),
+    "a string cell": ({"heads": [{"head": 1, "q": [["0.1", 0.2]] * 3}]}, 'row 1, column 1: expected a number or null'),
+    "a boolean cell": ({"heads": [{"head": 1, "q": [[True, 0.2]] * 3}]}, "got true"),
+    "a huge cell": ('{"heads": [{"head": 1, "q": [[1e400, 0.2], [1, 2], [3, 4]]}]}', "too large for a float64"),
+    "NaN": ('{"heads": [{"head": 1, "q": [[NaN, 0.2]]}]}', "NaN is not a number"),
+    "query 0": ({"query": 0, "heads": []}, "query must be the number of the input"),
+    "query out of range": ({"query": 7, "heads": []}, "query 7 is out of range; this problem has inputs 1 to 3"),
+    "too many rows": ({"heads": [{"head": 1, "weights": [[0.1, 0.2, 0.3]] * 4}]}, "weights has 4 rows, expected 3: one per input"),
+    "too few columns": ({"heads": [{"head": 1, "q": [[0.1]] * 3}]}, "q has 1 column, expected 2: d_k"),
+    "a head the problem lacks": ({"heads": [{"head": 3}]}, "gives head 3, but the problem has 1 head"),
+    "a head twice": ({"heads": [{"head": 1}, {"head": 1}]}, "given twice"),
+    "ragged rows": ({"output": [[1, 2], [3]]}, "row 2 has 1 values"),
+    "not an object": ([1, 2], "an answer sheet is a JSON object"),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_a_sheet_that_cannot_be_read_is_one_line_and_exit_2(attntrace, tmp_path, case):
+    content, words = MALFORMED[case]
+    path = tmp_path / "bad.json"
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    r = attntrace("check", path, _write(tmp_path, "p.json", ONE))
+    assert r.code == 2 and r.out == "" and words in r.err and r.err.count("\n") == 1, r.err
+    assert "--input" not in r.err
+
+
+def test_an_empty_head_object_is_a_blank_sheet(attntrace, tmp_path):
+    r, report, verdicts = _mark(attntrace, tmp_path, ONE, {"heads": [{}]})
+    assert r.code == 1 and set(verdicts.values()) == {"not answered"}
+
+
+def test_cells_are_named_by_their_labels_in_the_text_report(attntrace, tmp_path):
+    sheet = hand.sheet(ONE, 2)
+    sheet["heads"][0]["weights"][1][2] = 0.5
+    r = attntrace("check", _write(tmp_path, "s.json", sheet), _write(tmp_path, "p.json", ONE))
+    assert "weights[喜欢 → 猫]: 0.50 written, expected 0.86" in r.out and "a slip in one cell" in r.out
+    assert "marked at 2 decimals, inferred from the digits written" in r.out and "score: 6 of 7" in r.out
+
+
+def test_one_input_sheets(attntrace, tmp_path):
+    one = tmp_path / "one.json"
+    one.write_text(attntrace("step", "--input", "2", "-f", "json").out)
+    r = attntrace("check", one)
+    assert r.code == 0, r.out
+    doc = json.loads(one.read_text())
     doc["heads"][0]["weights"][0][0] = 0.5
-    path.write_text(json.dumps(doc))
-    r = attntrace("check", path)
-    assert r.code == 1 and "softmax weights" in r.out and "WRONG" in r.out
+    one.write_text(json.dumps(doc))
+    r = attntrace("check", one, "--format", "json")
+    assert r.code == 1 and json.loads(r.out)["query"] == 2
 
 
-def test_a_csv_directory_answer_sheet(attntrace, tmp_path):
-    t = trace(load(None))
+def test_a_csv_directory_sheet_with_answers_json(attntrace, tmp_path):
     d = tmp_path / "answers"
     d.mkdir()
-    for key in ("q", "scores", "weights"):
-        np.savetxt(d / f"{key}.csv", getattr(t.heads[0], key), delimiter=",", fmt="%.4f")
-    np.savetxt(d / "output.csv", t.output, delimiter=",", fmt="%.4f")
+    sheet = hand.sheet(ONE, 2)["heads"][0]
+    for key in ("q", "k", "v", "scores", "weights", "output"):
+        (d / f"{key}.csv").write_text("\n".join(",".join(str(v) for v in row) for row in sheet[key]) + "\n")
+    scaled = [["" if v is None else str(v) for v in row] for row in sheet["scaled"]]
+    (d / "answers.json").write_text('{"precision": 2}')
+    (d / "problem.json").write_text(json.dumps(ONE))
+    r = attntrace("check", d, "--format", "json")
+    items = {i["key"]: i["verdict"] for i in json.loads(r.out)["items"]}
+    assert r.code == 1 and items["scaled"] == "not answered" and items["weights"] == "right"
+    (d / "scaled.csv").write_text("\n".join(",".join(row) for row in scaled) + "\n")
     assert attntrace("check", d).code == 0
-    np.savetxt(d / "scores.csv", t.heads[0].scores + 1, delimiter=",", fmt="%.4f")
-    assert attntrace("check", d).code == 1
-
-
-def test_exact_tolerances(attntrace, tmp_path):
-    t = trace(load(None))
-    path = _sheet(tmp_path, t, output=(t.heads[0].output + 1e-6).tolist())
-    assert attntrace("check", path).code == 0
-    assert attntrace("check", path, "--rtol", "0", "--atol", "1e-9").code == 1
-
-
-def test_gradescope_results_have_every_documented_field(attntrace, tmp_path):
-    t = trace(_problem("scaled.json"))
-    results = tmp_path / "results.json"
-    scores = (t.heads[0].scores * 2).tolist()
-    r = attntrace("check", _sheet(tmp_path, t, scores=scores), SAMPLES / "scaled.json", "--gradescope", results)
-    assert r.code == 1
-    doc = json.loads(results.read_text())
-    assert set(doc) >= {"score", "tests"} and doc["score"] == sum(test["score"] for test in doc["tests"])
-    assert len(doc["tests"]) == 7
-    for test in doc["tests"]:
-        assert {"name", "score", "max_score", "output"} <= set(test) and test["max_score"] == 1.0
-    assert any(test["score"] == 0 and "WRONG" in test["output"] for test in doc["tests"])
-
-
-def test_json_report(attntrace, tmp_path):
-    t = trace(load(None))
-    r = attntrace("check", _sheet(tmp_path, t, v=(t.heads[0].v + 1).tolist()), "--format", "json")
-    doc = json.loads(r.out)
-    assert r.code == 1 and doc["passed"] is False
-    wrong = [item for item in doc["items"] if item["verdict"] == "wrong"]
-    assert wrong[0]["key"] == "v" and wrong[0]["cells"][0] == {"row": 1, "column": 1, "given": 2.0, "expected": 1.0}
-
-
-def test_bad_answer_sheets_are_clear_errors(attntrace, tmp_path):
-    path = tmp_path / "bad.json"
-    path.write_text('{"heads": [{"scores": [[1, 2]]}]}')
-    r = attntrace("check", path)
-    assert r.code == 1 and "the answer is 1 x 2, expected 3 x 3" in r.err
-    path.write_text('{"nothing": 1}')
-    assert "no answers found" in attntrace("check", path).err
 
 
 @pytest.mark.parametrize("args", [[], ["--input", "2"], ["--precision", "1"], ["--precision", "3"]])
-def test_a_worksheets_key_fed_back_to_check_passes(attntrace, tmp_path, args):
+def test_a_worksheets_json_key_passes(attntrace, tmp_path, args):
     key = tmp_path / "key.json"
     assert attntrace("worksheet", SAMPLES / "two_heads.json", "--key", "--format", "json", "-o", key, *args).code == 0
-    assert attntrace("check", key, SAMPLES / "two_heads.json").code == 0
+    assert json.loads(key.read_text())["precision"] == (int(args[1]) if args[:1] == ["--precision"] else 2)
+    r = attntrace("check", key, SAMPLES / "two_heads.json")
+    assert r.code == 0, r.out
 
 
-def test_worksheet_markdown_and_plain_have_blank_tables_and_the_key_fills_them(attntrace):
-    blank = attntrace("worksheet").out
-    assert blank.startswith("# Worksheet: worked example") and "| x1 |     |     |     |" in blank
-    assert "| x1 | 1.00 | 0.00 | 1.00 | 0.00 |" in blank  # the problem itself is filled in
-    key = attntrace("worksheet", "--key").out
-    assert "ANSWER KEY" in key and "|     |" not in key and "| x1 | 0.06 | 0.47 | 0.47 |" in key
-    plain = attntrace("worksheet", "--format", "plain", "--input", "1").out
-    assert "______" in plain and "Step 7" in plain and "Step 8" not in plain
+def _class(tmp_path, problem=TWO):
+    room = tmp_path / "class"
+    room.mkdir()
+    _write(room, "problem.json", problem)
+    _write(room, "ana.json", hand.sheet(problem, 2))
+    _write(room, "ben.json", hand.sheet(problem, 2, mask="none"))
+    _write(room, "cai.json", hand.sheet(problem, 2, mask="none"))
+    _write(room, "dee.json", {"heads": [{"head": 1, "q": [["x", 1]]}]})
+    return room
 
 
-def test_blank_json_answer_sheet_is_all_nulls(attntrace):
-    doc = json.loads(attntrace("worksheet", "--format", "json").out)
-    assert doc["heads"][0]["q"] == [[None] * 3] * 3 and doc["output"] == [[None] * 3] * 3
+def test_a_class_directory_with_a_gradebook_and_a_summary(attntrace, tmp_path):
+    room = _class(tmp_path)
+    book = tmp_path / "grades.csv"
+    r = attntrace("check", room, "--gradebook", book)
+    assert r.code == 2  # dee's sheet cannot be read; the others are marked
+    assert "dee.json" in r.err and "ana.json" in r.out and "cai.json" in r.out
+    assert "2 of 4: mask left out" in r.out and "3 sheets marked, 1 could not be read; 1 passed" in r.out
+    rows = list(csv.DictReader(book.open(encoding="utf-8")))
+    assert [row["sheet"].split("/")[-1] for row in rows] == ["ana.json", "ben.json", "cai.json", "dee.json"]
+    assert rows[0]["score"] == "15" and rows[1]["head 1 scaled"] == "wrong" and "mask" in rows[1]["diagnosis"]
+    assert rows[3]["diagnosis"].startswith("cannot be read")
 
 
-def test_a_csv_directory_for_one_input_names_it_in_answers_json(attntrace, tmp_path):
-    t = trace(load(None), query=2)
-    d = tmp_path / "one"
-    d.mkdir()
-    np.savetxt(d / "scores.csv", t.heads[0].scores, delimiter=",", fmt="%.4f")
-    (d / "answers.json").write_text('{"query": 2}')
-    assert attntrace("check", d).code == 0
-    (d / "answers.json").write_text('{"query": 1}')
-    assert attntrace("check", d).code == 1
+def test_a_problem_among_the_paths_or_given_with_problem(attntrace, tmp_path):
+    room = _class(tmp_path, ONE)
+    (room / "dee.json").unlink()
+    elsewhere = _write(tmp_path, "other.json", TWO)
+    r = attntrace("check", room / "ana.json", room / "ben.json", elsewhere, "--format", "json")
+    assert r.code == 2 and "has 3 rows, expected 4" in r.err  # marked against the problem given, not the one beside
+    assert len(json.loads(r.out)["unreadable"]) == 2
+    r = attntrace("check", room / "ana.json", "--problem", room / "problem.json")
+    assert r.code == 0
+    r = attntrace("check", room / "ana.json", elsewhere, "--problem", room / "problem.json")
+    assert r.code == 2
+
+
+def test_gradescope_is_for_one_sheet(attntrace, tmp_path):
+    room = _class(tmp_path)
+    r = attntrace("check", room / "ana.json", room / "ben.json", "--gradescope", tmp_path / "r.json")
+    assert r.code == 2 and "one sheet" in r.err
+
+
+def test_an_output_may_not_overwrite_a_sheet(attntrace, tmp_path):
+    room = _class(tmp_path)
+    before = (room / "ana.json").read_text()
+    r = attntrace("check", room / "ana.json", "--gradescope", room / "ana.json")
+    assert r.code == 2 and (room / "ana.json").read_text() == before
+
+
+def test_gradebook_cells_never_run_as_formulas(attntrace, tmp_path):
+    room = tmp_path / "room"
+    room.mkdir()
+    _write(room, "problem.json", ONE)
+    _write(room, "=cmd.json", {**hand.sheet(ONE, 2), "student": "=HYPERLINK(1)"})
+    book = tmp_path / "g.csv"
+    attntrace("check", room, "--gradebook", book)
+    row = next(csv.DictReader(book.open(encoding="utf-8")))
+    assert row["student"] == "'=HYPERLINK(1)"

@@ -1,0 +1,1 @@
+"""Homework: answer sheets read strictly, marked cell by cell at the student's precision, reported and graded."""

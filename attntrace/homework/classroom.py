@@ -1,0 +1,117 @@
+"""Marking a whole class: which paths are sheets and which the problem, and each sheet against its own problem."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from attntrace.errors import AttntraceError
+from attntrace.homework import sheet as sheets
+from attntrace.homework.marking import Marker, Report, Rule
+from attntrace.problem import Problem
+
+SHEET_SUFFIXES = (".json", *sheets.TEXT_SUFFIXES)
+NOT_SHEETS = ("problem.json", "key.json", "key.md", "worksheet.md", "worksheet.txt")  # what `assign` hands out
+ANSWER_CSVS = tuple(f"{key}.csv" for key in sheets.STEPS)
+
+
+def is_problem(path: str) -> bool:
+    """a problem file: a JSON object with x, an .npz, or a directory with x.csv or x.npy"""
+    p = Path(path)
+    if path == "-" or not p.exists():
+        return False
+    if p.is_dir():
+        return (p / "x.csv").exists() or (p / "x.npy").exists()
+    if p.suffix.lower() == ".npz":
+        return True
+    if p.suffix.lower() != ".json":
+        return False
+    from attntrace.load import jsonfile
+    from attntrace.load.text import read_text
+
+    try:
+        data = jsonfile.parse(read_text(p), path)
+    except AttntraceError:
+        return False
+    return isinstance(data, dict) and "x" in data
+
+
+def _is_csv_sheet(p: Path) -> bool:
+    return any((p / name).exists() for name in ANSWER_CSVS) or (p / "answers.json").exists()
+
+
+def expand(path: str) -> list[str]:
+    """a sheet, or every sheet in a class directory (and in its students' folders, one level down)"""
+    p = Path(path)
+    if path == "-" or not p.is_dir() or _is_csv_sheet(p):
+        return [path]
+    found = []
+    for child in sorted(p.iterdir()):
+        if child.name.startswith("."):
+            continue
+        if child.is_dir():
+            if _is_csv_sheet(child):
+                found.append(str(child))
+            elif not is_problem(str(child)):
+                found.extend(str(f) for f in sorted(child.iterdir()) if _sheet_file(f))
+        elif _sheet_file(child):
+            found.append(str(child))
+    if not found:
+        raise AttntraceError(f"{path}: no answer sheets in this directory (.json, .md or .txt files)", exit_code=2)
+    return found
+
+
+def _sheet_file(p: Path) -> bool:
+    return p.is_file() and p.suffix.lower() in SHEET_SUFFIXES and p.name not in NOT_SHEETS and not p.name.startswith(".")
+
+
+def split(paths: list[str], problem: str | None) -> tuple[str | None, list[str]]:
+    """(the problem, the sheets): a positional path that holds a problem is the problem"""
+    given = [path for path in paths if is_problem(path)]
+    if problem is not None and given:
+        raise AttntraceError(f"{given[0]} is a problem, and --problem names {problem}; give one", exit_code=2)
+    if len(given) > 1:
+        raise AttntraceError(f"{given[0]} and {given[1]} are both problems; give one, or put each problem.json "
+                             "beside its sheets", exit_code=2)
+    listed = [path for path in paths if path not in given]
+    if not listed:
+        raise AttntraceError("no answer sheet given; attntrace check ANSWERS [PROBLEM]", exit_code=2)
+    found = [s for path in listed for s in expand(path)]
+    return (problem or (given[0] if given else None)), found
+
+
+def beside(sheet: str) -> str | None:
+    """the problem.json in a sheet's folder (or in a CSV sheet's own directory), if any"""
+    if sheet == "-":
+        return None
+    p = Path(sheet)
+    for candidate in ((p / "problem.json") if p.is_dir() else None, p.parent / "problem.json"):
+        if candidate is not None and candidate.exists():
+            return str(candidate)
+    return None
+
+
+@dataclass
+class Marked:
+    reports: list[Report] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (sheet, the one-line error)
+
+
+def mark(sheet_paths: list[str], problem: str | None, load_problem: Callable[[str | None], Problem], rule: Rule,
+         keep_going: bool) -> Marked:
+    """every sheet against the problem (or the problem.json beside it); keep_going: an unreadable sheet is listed"""
+    markers: dict[str | None, Marker] = {}
+    out = Marked()
+    for path in sheet_paths:
+        source = problem if problem is not None else beside(path)
+        if source not in markers:
+            markers[source] = Marker(load_problem(source), source or "the built-in example")
+        marker = markers[source]
+        try:
+            out.reports.append(marker.mark(sheets.load(path, marker.problem), rule))
+        except sheets.SheetError as e:
+            if not keep_going:
+                raise
+            out.unreadable.append((path, str(e)))
+    return out

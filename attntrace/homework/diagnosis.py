@@ -1,0 +1,113 @@
+"""Naming the first mistake on a sheet: the usual wrong convention its numbers follow, in plain words."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attntrace.homework.marking import WRONG, Item, close, rounds_to
+from attntrace.homework.steps import recompute
+from attntrace.trace import Trace
+
+if TYPE_CHECKING:
+    from attntrace.homework.marking import Work
+
+Key = tuple[int | None, str]
+
+
+def _mask_words(t: Trace) -> tuple[str, str]:
+    causal = "causal" in t.problem.masks and len(t.problem.masks) == 1
+    inverted = ("the mask was inverted: only the keys it hides (j > i) were kept" if causal
+                else "the mask was inverted: the hidden keys were attended and the visible ones hidden")
+    transposed = ("the mask was transposed: the keys before each input (j < i) were hidden instead of those after it"
+                  if causal else "the mask was transposed: key j hidden from query i where it should hide i from j")
+    return inverted, transposed
+
+
+def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, str]]:
+    """(variant, tag, sentence) for every wrong convention that can show first in this step"""
+    d = t.dims
+    dk = f"√d_k = √{d.d_k} = {math.sqrt(d.d_k):.4g}"
+    inverted, transposed = _mask_words(t)
+    divisor = {
+        "unscaled": ("scaling forgotten", f"the scaling was forgotten: the scores were not divided by {dk}"
+                     if t.problem.scale is True else f"the scaling was forgotten: the scores were not divided by {t.divisor:g}"),
+        "sqrt_d_model": ("divided by √d_model", f"the scores were divided by √d_model = √{d.d_model} instead of {dk}"),
+        "scaled_when_none": ("scaled when not asked", f"the scores were divided by {dk}, but this problem has no scaling"),
+        "no_mask": ("mask left out", "the mask was left out: keys it hides were attended to"),
+        "inverted": ("mask inverted", inverted),
+        "transposed_mask": ("mask transposed", transposed),
+    }
+    if step in ("q", "k", "v"):
+        letter = step.upper()
+        out = [("transposed", f"W_{letter} transposed", f"W_{letter} was transposed: {letter} = X · W_{letter}^T")]
+        if step == "q":
+            out.append(("w_k", "K used where Q belongs", "K was used where Q belongs: Q was computed with W_K"))
+        if step == "k":
+            out.append(("w_q", "Q used where K belongs", "Q was used where K belongs: K was computed with W_Q"))
+        out.append(("interleaved", "heads interleaved",
+                    f"the heads were split as interleaved columns (every {d.heads}th column) instead of contiguous blocks"))
+        return out
+    if step == "scores":
+        return [("kq", "Q and K swapped", "Q and K were swapped: the scores are K Q^T, the transpose of Q K^T"),
+                ("kk", "K used where Q belongs", "K was used where Q belongs: the scores are K K^T")]
+    if step == "scaled":
+        return [(v, *divisor[v]) for v in divisor]
+    if step == "weights":
+        return [("columns", "softmax down the columns",
+                 "the softmax was taken down the columns (over the queries) instead of along each row"),
+                *[(v, *divisor[v]) for v in divisor]]
+    if head is None:
+        return [("no_wo", "W_O forgotten", "W_O was forgotten: the final output is the heads' concatenation, not concat · W_O"),
+                ("order", "heads in the wrong order", "the heads were concatenated in the wrong order"),
+                ("no_bo", "b_o forgotten", "b_o was not added after concat · W_O"),
+                ("wo_transposed", "W_O transposed", "W_O was transposed: concat · W_O^T")]
+    return []
+
+
+def _fits(work: Work, key: Key, variant: str) -> tuple[bool, bool]:
+    """(the written cells follow the convention, and its masked cells are exactly the ones left blank)"""
+    redo = recompute(work, key, variant)
+    if redo is None:
+        return False, False
+    candidates, bound = redo
+    g = work.given[key]
+    written = np.isfinite(g)
+    places = work.places[key]
+    for values in candidates:
+        masked = np.isneginf(values)
+        tight = rounds_to(g, np.where(masked, 0.0, values), places) | close(g, values, bound, places)
+        if (tight | ~written).all() and not (written & masked).any():
+            return True, bool(np.array_equal(masked, ~written))
+    return False, False
+
+
+def diagnose(work: Work, items: list[Item]) -> tuple[str | None, tuple[str, ...]]:
+    """the first wrong step's mistake: every convention that explains it (preferring those that explain the blanks too)"""
+    wrong = [item for item in items if item.verdict == WRONG]
+    if not wrong:
+        return None, ()
+    first = min(wrong, key=lambda item: (item.step, item.head or 0))
+    key = (first.head, first.key)
+    fitting = []
+    for variant, tag, sentence in _sentences(work.t, first.key, first.head):
+        fits, exact = _fits(work, key, variant)
+        if fits:
+            fitting.append((exact, variant, tag, sentence))
+    if any(exact for exact, *_ in fitting):
+        fitting = [f for f in fitting if f[0]]
+    if key[1] == "q" and any(v == "w_k" for _, v, *_ in fitting) and _fits(work, (key[0], "k"), "w_q")[0]:
+        fitting = [(True, "swap", "Q and K swapped", "Q and K were swapped: Q was computed with W_K and K with W_Q")]
+    where = f" (first seen in {first.name})" if len(items) > 1 else ""
+    if fitting:
+        tags = tuple(dict.fromkeys(tag for *_, tag, _ in fitting))
+        sentences = list(dict.fromkeys(sentence for *_, sentence in fitting))
+        text = sentences[0] if len(sentences) == 1 else "either " + ", or ".join(sentences)
+        return text + where, tags
+    if len(first.off) == 1:
+        cell = first.off[0]
+        return (f"a slip in one cell: {cell.name} is {cell.given:.{cell.decimals}f}, expected "
+                f"{cell.expected:.{cell.decimals}f}; none of the usual mistakes explains it"), ("a slip in one cell",)
+    return None, ()

@@ -1,0 +1,398 @@
+"""Marking a sheet cell by cell at the precision the student worked to, with follow-through from their own numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+import numpy as np
+
+from attntrace.engine import trace
+from attntrace.homework.sheet import Key, Sheet, SheetError
+from attntrace.homework.worksheet import asked
+from attntrace.maths import round_half_up
+from attntrace.problem import Problem, dims
+from attntrace.trace import Trace
+
+STEP = {"q": 3, "k": 3, "v": 3, "scores": 4, "scaled": 4, "weights": 5, "output": 7}
+NAMES = {"q": "Q", "k": "K", "v": "V", "scores": "scores", "scaled": "scaled scores", "weights": "weights",
+         "output": "output"}
+EXACT_FROM = 9  # a cell written with this many decimals or more is exact work, judged to within 1e-9
+RIGHT, WRONG, CONSEQUENCE, NOT_ANSWERED = "right", "wrong", "consequence", "not answered"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """how cells are judged: rounded half away from zero at the student's precision, or within rtol/atol (exact work)"""
+
+    precision: int | None = None  # the teacher's --precision: overrides the sheet's and the digits written
+    rtol: float | None = None
+    atol: float | None = None
+    follow_through: bool = True  # a consequence earns the step's points
+    points: dict[str, float] = field(default_factory=dict)  # per step key, or "final"; default 1 each
+
+    @property
+    def tolerance(self) -> bool:
+        return self.rtol is not None or self.atol is not None
+
+
+@dataclass(frozen=True)
+class Cell:
+    row: int  # from 0
+    column: int
+    name: str  # "weights[喜欢 → 猫]"
+    given: float  # NaN: left blank
+    expected: float  # -inf: masked (should be left blank)
+    decimals: int  # the precision the cell is judged at
+
+
+@dataclass
+class Item:
+    """one intermediate asked for, and its verdict"""
+
+    head: int | None  # from 1; None for the final output
+    key: str
+    name: str
+    verdict: str = NOT_ANSWERED
+    note: str = ""
+    given: int = 0  # cells written
+    asked: int = 0  # cells asked for (a masked scaled cell is asked to be left blank, not counted)
+    off: list[Cell] = field(default_factory=list)  # the cells that are wrong
+    max_points: float = 1.0
+
+    @property
+    def step(self) -> int:
+        return 7 if self.head is None else STEP[self.key]
+
+    @property
+    def complete(self) -> bool:
+        return self.given >= self.asked
+
+    @property
+    def points(self) -> float:
+        """full points for a right step (a consequence too, with follow-through), in proportion to the cells given"""
+        return round(self.max_points * min(1.0, self.given / max(self.asked, 1)), 4)
+
+
+@dataclass
+class Report:
+    sheet: str
+    problem: str
+    precision: int  # the decimals the sheet was judged at
+    precision_from: str  # "sheet", "teacher", "digits", "tolerance"
+    query: int | None
+    items: list[Item]
+    diagnosis: str | None = None
+    mistakes: tuple[str, ...] = ()  # short names of the mistakes named, for a class summary
+    notes: list[str] = field(default_factory=list)
+    follow_through: bool = True
+    student: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return all(item.verdict == RIGHT and item.complete for item in self.items)
+
+    @property
+    def score(self) -> float:
+        earned = {RIGHT} | ({CONSEQUENCE} if self.follow_through else set())
+        return round(sum(item.points for item in self.items if item.verdict in earned), 4)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(item.max_points for item in self.items), 4)
+
+
+def decimals(a: np.ndarray) -> np.ndarray:
+    """the decimals each written cell shows (0.25 -> 2, 3.0 -> 1, 1e-05 -> 5); -1 where blank or masked"""
+    out = np.full(a.shape, -1, dtype=int)
+    for index, value in np.ndenumerate(a):
+        if np.isfinite(value):
+            exponent = Decimal(repr(float(value))).as_tuple().exponent
+            out[index] = max(0, -int(exponent))
+    return out
+
+
+def inferred_precision(sheet: Sheet) -> int | None:
+    """the decimals most cells were written with (ties: the larger); None for a sheet with no number"""
+    written = [d[d >= 0] for d in (decimals(a) for a in sheet.cells.values())]
+    counts = np.bincount(np.concatenate(written).astype(int)) if written else np.zeros(0, dtype=int)
+    if counts.size == 0:
+        return None
+    return int(len(counts) - 1 - np.argmax(counts[::-1]))
+
+
+def rounds_to(given: np.ndarray, value: np.ndarray, places: np.ndarray) -> np.ndarray:
+    """True where given is value rounded half away from zero at places (exact work: within 1e-9)"""
+    tiny = 1e-9 * (1.0 + np.abs(np.where(np.isfinite(value), value, 0.0)))
+    out = np.zeros(given.shape, dtype=bool)
+    for p in np.unique(places):
+        at = places == p
+        if p >= EXACT_FROM:
+            out[at] = np.abs(given[at] - value[at]) <= tiny[at]
+        else:
+            out[at] = np.abs(given[at] - round_half_up(value[at], int(p))) <= tiny[at]
+    return out
+
+
+class Marker:
+    """marks sheets against one problem; the exact and carried traces are computed once and shared"""
+
+    def __init__(self, problem: Problem, origin: str) -> None:
+        self.problem = problem
+        self.origin = origin
+        self._traces: dict[tuple[int | None, int | None], Trace] = {}
+
+    def traced(self, query: int | None, decimals: int | None = None) -> Trace:
+        key = (query, decimals)
+        if key not in self._traces:
+            self._traces[key] = trace(self.problem, query=query, decimals=decimals)
+        return self._traces[key]
+
+    def mark(self, sheet: Sheet, rule: Rule) -> Report:
+        from attntrace.homework import diagnosis
+
+        n = dims(self.problem).n
+        if sheet.query is not None and not 1 <= sheet.query <= n:
+            raise SheetError(f"{sheet.origin}: query {sheet.query} is out of range; this problem has inputs 1 to {n}")
+        t = self.traced(sheet.query)
+        given = _given(sheet, t)
+        precision, source = _precision(sheet, rule)
+        work = Work(self, t, given, precision, rule)
+        items = work.mark_all()
+        report = Report(sheet.origin, self.problem.name or self.origin, precision, source, sheet.query, items,
+                        follow_through=rule.follow_through, student=sheet.student, notes=list(sheet.notes))
+        report.diagnosis, report.mistakes = diagnosis.diagnose(work, items)
+        for key in sheet.cells:
+            if key not in given and key[1] == "scaled":
+                report.notes.append("scaled is not asked for in this problem (no scaling and no mask), so it is not marked")
+        return report
+
+
+def _precision(sheet: Sheet, rule: Rule) -> tuple[int, str]:
+    if rule.tolerance:
+        return EXACT_FROM, "tolerance"
+    if rule.precision is not None:
+        return rule.precision, "teacher"
+    if sheet.precision is not None:
+        return sheet.precision, "sheet"
+    inferred = inferred_precision(sheet)
+    return (2 if inferred is None else min(inferred, EXACT_FROM)), "digits"
+
+
+def _given(sheet: Sheet, t: Trace) -> dict[Key, np.ndarray]:
+    """the sheet's matrices for what the problem asks, each checked against the shape it must have"""
+    keys = asked(t)
+    heads = len(t.heads)
+    cells = dict(sheet.cells)
+    for head in {h for h, _ in cells if h is not None} | set(sheet.heads):
+        if head > heads:
+            raise SheetError(f"{sheet.origin}: the sheet gives head {head}, but the problem has "
+                             f"{heads} head{'s' * (heads != 1)}")
+    if (None, "output") not in keys and (None, "output") in cells:  # one head, no W_O: the final output is the head's
+        final = cells.pop((None, "output"))
+        mine = cells.get((1, "output"))
+        cells[(1, "output")] = final if mine is None or mine.shape != final.shape else np.where(np.isnan(mine), final, mine)
+    out: dict[Key, np.ndarray] = {}
+    for head, key in keys:
+        expected = _expected(t, head, key)
+        value = cells.get((head, key))
+        if value is None:
+            value = np.full(expected.shape, np.nan)
+        elif value.shape != expected.shape:
+            raise SheetError(f"{sheet.origin}: {_shape_error(t, head, key, value.shape, expected.shape)}")
+        if key == "weights":
+            value = np.where(np.isneginf(value), 0.0, value)  # "masked" written for a weight is its 0
+        out[(head, key)] = value
+    return out
+
+
+def _expected(t: Trace, head: int | None, key: str) -> np.ndarray:
+    return t.output if head is None else getattr(t.heads[head - 1], key)
+
+
+def _shape_error(t: Trace, head: int | None, key: str, got: tuple[int, ...], want: tuple[int, ...]) -> str:
+    where = "output" if head is None else f"head {head} {key}" if len(t.heads) > 1 else key
+    rows = f"the input answered (query {t.query})" if t.query is not None and key not in ("k", "v") else \
+        "one per key" if key in ("k", "v") else "one per input"
+    cols = {"q": "d_k", "k": "d_k", "v": "d_v", "output": "d_v" if head is not None else "d_out"}.get(key, "one per key")
+    if got[0] != want[0]:
+        return f"{where} has {got[0]} row{'s' * (got[0] != 1)}, expected {want[0]}: {rows}"
+    return f"{where} has {got[1]} column{'s' * (got[1] != 1)}, expected {want[1]}: {cols}"
+
+
+@dataclass
+class Own:
+    """a student's own numbers for one intermediate, blanks filled with the true values; eps: half a unit of each"""
+
+    values: np.ndarray
+    eps: np.ndarray
+
+
+class Work:
+    """one sheet being marked: the true, carried and the student's own values of every intermediate"""
+
+    def __init__(self, marker: Marker, t: Trace, given: dict[Key, np.ndarray], precision: int, rule: Rule) -> None:
+        self.marker, self.t, self.given, self.precision, self.rule = marker, t, given, precision, rule
+        self.places = {key: np.maximum(decimals(g), precision) for key, g in given.items()}
+        self.verdicts: dict[Key, str] = {}
+
+    # --- the values each step is judged against ---
+    def expected(self, key: Key) -> np.ndarray:
+        return _expected(self.t, *key)
+
+    def carried(self, key: Key, places: int) -> np.ndarray:
+        return _expected(self.marker.traced(self.t.query, places), *key)
+
+    def own(self, key: Key) -> Own:
+        """the student's numbers where written, else the true ones (exact, so no rounding error)"""
+        g = self.given[key]
+        written = np.isfinite(g)
+        values = np.where(written, g, self.expected(key))
+        if key[1] == "scaled" and written.any():  # their blanks are their mask
+            values = np.where(written, g, -np.inf)
+        eps = np.where(written, 0.5 * 10.0 ** -np.minimum(self.places[key], EXACT_FROM + 3), 0.0)
+        return Own(values, eps)
+
+    def answered(self, key: Key) -> bool:
+        return key in self.given and bool(np.isfinite(self.given[key]).any())
+
+    def scaled_of(self, head: int) -> Own:
+        """what the student took the softmax of: their scaled scores, or their scores divided and masked"""
+        if self.answered((head, "scaled")):
+            return self.own((head, "scaled"))
+        scores = self.own((head, "scores"))
+        return Own(masked(self.t, scores.values / self.t.divisor), scores.eps / self.t.divisor)
+
+    # --- marking ---
+    def mark_all(self) -> list[Item]:
+        items = []
+        for head, key in self.given:
+            item = self.mark((head, key))
+            self.verdicts[(head, key)] = item.verdict
+            items.append(item)
+        return items
+
+    def mark(self, key: Key) -> Item:
+        head, step = key
+        g = self.given[key]
+        item = Item(head, step, item_name(self.t, key), max_points=_points(self.rule, key, self.t))
+        expected = self.expected(key)
+        masked_cell = np.isneginf(expected)
+        written = np.isfinite(g)
+        item.given = int((written & ~masked_cell).sum())
+        item.asked = int((~masked_cell).sum())
+        if not written.any():
+            item.note = f"none of its {item.asked} cells written"
+            return item
+        places = self.places[key]
+        right = self.right(g, expected, key, places) | (masked_cell & ~written)
+        redo = self.redo(key)
+        follows = np.zeros(g.shape, dtype=bool)
+        if redo is not None:
+            candidates, bound = redo
+            inputs = [self.verdicts.get(k, NOT_ANSWERED) for k in depends(self.t, key)]
+            if all(v in (RIGHT, NOT_ANSWERED) for v in inputs):
+                for values in candidates:  # right numbers carried on at the student's own rounding
+                    right |= written & rounds_to(g, np.where(np.isfinite(values), values, 0.0), places)
+            elif any(v in (WRONG, CONSEQUENCE) for v in inputs):
+                for values in candidates:
+                    follows |= close(g, values, bound, places)
+        blank = ~written
+        if (right | blank).all():
+            item.verdict = RIGHT
+        elif (right | follows | blank).all():
+            item.verdict, item.note = CONSEQUENCE, "follows from your own " + " and ".join(dict.fromkeys(
+                NAMES[k[1]] if key[0] is not None else "head outputs" for k in depends(self.t, key)
+                if self.verdicts.get(k) in (WRONG, CONSEQUENCE)))
+        else:
+            item.verdict = WRONG
+            shown = self.shown(key, places)
+            item.off = [Cell(int(i), int(j), cell_name(self.t, key, int(i), int(j)), float(g[i, j]), float(shown[i, j]),
+                             int(places[i, j])) for i, j in np.argwhere(~(right | blank))]
+        missing = item.asked - item.given
+        if missing and item.verdict != NOT_ANSWERED:
+            extra = f"{missing} of {item.asked} cells not written"
+            item.note = f"{item.note}; {extra}" if item.note else extra
+        return item
+
+    def right(self, g: np.ndarray, expected: np.ndarray, key: Key, places: np.ndarray) -> np.ndarray:
+        """cells equal to the true value, or to the hand calculation with rounding carried, at the cell's precision"""
+        finite = np.isfinite(expected)
+        if self.rule.tolerance:
+            rtol, atol = self.rule.rtol or 0.0, self.rule.atol or 0.0
+            return finite & (np.abs(g - np.where(finite, expected, 0.0)) <= atol + rtol * np.abs(np.where(finite, expected, 0.0)))
+        out = finite & rounds_to(g, np.where(finite, expected, 0.0), places)
+        for p in np.unique(np.minimum(places, EXACT_FROM)):
+            if p < EXACT_FROM:
+                carried = self.carried(key, int(p))
+                at = places == p
+                out |= at & np.isfinite(carried) & rounds_to(g, np.where(np.isfinite(carried), carried, 0.0), places)
+        return out
+
+    def shown(self, key: Key, places: np.ndarray) -> np.ndarray:
+        """the value a wrong cell should have held, at the precision it is judged at"""
+        expected = self.expected(key)
+        if self.rule.tolerance:
+            return expected
+        out = expected.copy()
+        for p in np.unique(places):
+            at = (places == p) & np.isfinite(expected)
+            if p < EXACT_FROM:
+                out[at] = round_half_up(expected[at], int(p))
+        return out
+
+    def redo(self, key: Key) -> Redo | None:
+        """this step recomputed from the student's own earlier numbers, with the error those numbers carry"""
+        from attntrace.homework.steps import recompute
+
+        return recompute(self, key, None)
+
+
+Redo = tuple[list[np.ndarray], np.ndarray]  # the values a step may take (ways of rounding), and the error bound
+
+
+def depends(t: Trace, key: Key) -> list[Key]:
+    """the intermediates a step is computed from"""
+    head, step = key
+    if head is None:
+        return [(a, "output") for a in range(1, len(t.heads) + 1)]
+    inputs: dict[str, list[Key]] = {"scores": [(head, "q"), (head, "k")], "scaled": [(head, "scores")],
+            "weights": [(head, "scaled") if (head, "scaled") in asked(t) else (head, "scores")],
+            "output": [(head, "weights"), (head, "v")]}
+    return inputs.get(step, [])
+
+
+def close(g: np.ndarray, values: np.ndarray, bound: np.ndarray, places: np.ndarray) -> np.ndarray:
+    """g within the propagated error of values, plus half a unit of its own rounding"""
+    finite = np.isfinite(values)
+    base = np.where(finite, values, 0.0)
+    unit = 0.5 * 10.0 ** -np.minimum(places, EXACT_FROM + 3)
+    near = np.abs(g - base) <= bound + unit + 1e-9 * (1.0 + np.abs(base))
+    return np.where(finite, near, ~np.isfinite(g))
+
+
+def masked(t: Trace, scaled: np.ndarray) -> np.ndarray:
+    return scaled if t.allowed is None else np.where(t.allowed, scaled, -np.inf)
+
+
+def item_name(t: Trace, key: Key) -> str:
+    head, step = key
+    if head is None:
+        return "final output" + (" (concat · W_O)" if t.problem.w_o is not None else " (concat)")
+    return (f"head {head} · " if len(t.heads) > 1 else "") + NAMES[step]
+
+
+def cell_name(t: Trace, key: Key, i: int, j: int) -> str:
+    """a cell by its labels: weights[the → cat], q[the, 2]"""
+    head, step = key
+    p = t.problem
+    rows = p.key_labels if step in ("k", "v") else t.row_labels
+    prefix = f"head {head} · " if head is not None and len(t.heads) > 1 else ""
+    if step in ("scores", "scaled", "weights"):
+        return f"{prefix}{step}[{rows[i]} → {p.key_labels[j]}]"
+    return f"{prefix}{'output' if head is None else step}[{rows[i]}, {j + 1}]"
+
+
+def _points(rule: Rule, key: Key, t: Trace) -> float:
+    name = "final" if key[0] is None else key[1]
+    return rule.points.get(name, 1.0)

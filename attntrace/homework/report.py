@@ -1,0 +1,164 @@
+"""A marked sheet as text, as JSON, in Gradescope's results format; a class as a summary and a gradebook."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from typing import Any
+
+from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, WRONG, Item, Report
+
+MAX_CELLS = 6  # wrong cells listed per intermediate
+SOURCES = {"sheet": "as the sheet says", "teacher": "as --precision says", "digits": "inferred from the digits written",
+           "tolerance": "within --rtol/--atol"}
+
+
+def _number(value: float, places: int) -> str:
+    if value != value:
+        return "blank"
+    if value == float("-inf"):
+        return "masked (left blank)"
+    text = f"{value:.{min(places, 9)}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def cell_lines(item: Item) -> list[str]:
+    lines = []
+    for cell in item.off[:MAX_CELLS]:
+        off = "" if cell.expected == float("-inf") else f" (off by {_number(abs(cell.given - cell.expected), cell.decimals)})"
+        lines.append(f"{cell.name}: {_number(cell.given, cell.decimals)} written, expected "
+                     f"{_number(cell.expected, cell.decimals)}{off}")
+    if len(item.off) > MAX_CELLS:
+        lines.append(f"… and {len(item.off) - MAX_CELLS} more cells")
+    return lines
+
+
+def status(item: Item) -> str:
+    note = f" ({item.note})" if item.note else ""
+    if item.verdict == WRONG:
+        missing = f"; {item.note}" if "not written" in item.note else ""
+        return f"WRONG: {len(item.off)} of {item.given} written cells off{missing}"
+    if item.verdict == CONSEQUENCE:
+        return f"consequence: {item.note}"
+    return item.verdict + note
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def text(report: Report) -> str:
+    lines = [f"{report.sheet} · {report.problem}"]
+    if report.precision_from == "tolerance":
+        lines.append("marked within the tolerance given (--rtol/--atol)")
+    else:
+        lines.append(f"marked at {report.precision} decimal{'s' * (report.precision != 1)}, {SOURCES[report.precision_from]}"
+                     + (f"; input {report.query} only" if report.query is not None else ""))
+    width = max(len(item.name) for item in report.items)
+    for item in report.items:
+        lines.append(f"step {item.step}  {item.name.ljust(width)}  {status(item)}")
+        if item.verdict == WRONG:
+            lines.extend("          " + line for line in cell_lines(item))
+    lines.extend(f"note: {note}" for note in report.notes)
+    if report.diagnosis:
+        lines.append(f"diagnosis: {report.diagnosis}")
+    elif any(item.verdict == WRONG for item in report.items):
+        lines.append("diagnosis: none of the usual mistakes explains these numbers; compare the cells above")
+    verdict = "PASS" if report.passed else "not passed"
+    lines.append(f"score: {_points(report.score)} of {_points(report.max_score)} · {verdict}")
+    return "\n".join(lines) + "\n"
+
+
+def to_dict(report: Report) -> dict[str, Any]:
+    """the documented JSON form of a marked sheet"""
+    return {
+        "sheet": report.sheet,
+        "student": report.student,
+        "problem": report.problem,
+        "query": report.query,
+        "precision": None if report.precision_from == "tolerance" else report.precision,
+        "precision_from": report.precision_from,
+        "passed": report.passed,
+        "score": report.score,
+        "max_score": report.max_score,
+        "diagnosis": report.diagnosis,
+        "mistakes": list(report.mistakes),
+        "notes": report.notes,
+        "items": [{
+            "key": item.key, "head": item.head, "name": item.name, "step": item.step, "verdict": item.verdict,
+            "note": item.note, "cells_written": item.given, "cells_asked": item.asked,
+            "points": item.points if item.verdict == RIGHT or item.verdict == CONSEQUENCE and report.follow_through else 0.0,
+            "max_points": item.max_points,
+            "cells": [{"row": c.row + 1, "column": c.column + 1, "name": c.name,
+                       "given": None if c.given != c.given else c.given,
+                       "expected": None if c.expected == float("-inf") else c.expected} for c in item.off],
+        } for item in report.items],
+    }
+
+
+def gradescope(report: Report) -> dict[str, Any]:
+    """Gradescope's results.json: one test per intermediate asked for"""
+    tests = []
+    for item in report.items:
+        earned = item.verdict == RIGHT or item.verdict == CONSEQUENCE and report.follow_through
+        output = status(item)
+        if item.verdict == WRONG:
+            output += "\n" + "\n".join(cell_lines(item))
+        tests.append({"name": f"step {item.step} · {item.name}", "score": item.points if earned else 0.0,
+                      "max_score": item.max_points, "status": "passed" if earned and item.complete else "failed",
+                      "output": output})
+    summary = report.diagnosis or ("every intermediate right" if report.passed else "")
+    return {"score": report.score, "output": summary, "tests": tests}
+
+
+def _column(item: Item) -> str:
+    return "final output" if item.head is None else f"head {item.head} {item.key}"
+
+
+def gradebook(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
+    """one row per sheet: score, max score, each intermediate's verdict and the diagnosis"""
+    columns: list[str] = []
+    for report in reports:
+        for item in report.items:
+            if _column(item) not in columns:
+                columns.append(_column(item))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["sheet", "student", "score", "max_score", *columns, "diagnosis"])
+    for report in reports:
+        verdicts = {_column(item): item.verdict for item in report.items}
+        writer.writerow([_cell(report.sheet), _cell(report.student or ""), _points(report.score),
+                         _points(report.max_score), *(verdicts.get(c, "") for c in columns), _cell(report.diagnosis or "")])
+    for sheet, error in unreadable:
+        writer.writerow([_cell(sheet), "", "0", "", *("" for _ in columns), _cell(f"cannot be read: {error}")])
+    return buffer.getvalue()
+
+
+def _cell(value: str) -> str:
+    """a text cell a spreadsheet shows and never runs as a formula"""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def summary(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
+    """how the class did per step, and the most common mistakes"""
+    total = len(reports) + len(unreadable)
+    lines = [f"class: {len(reports)} sheet{'s' * (len(reports) != 1)} marked"
+             + (f", {len(unreadable)} could not be read" if unreadable else "")
+             + f"; {sum(r.passed for r in reports)} passed"]
+    if reports:
+        mean = sum(r.score for r in reports) / len(reports)
+        lines.append(f"mean score: {mean:.2f} of {_points(reports[0].max_score)}"
+                     if len({r.max_score for r in reports}) == 1 else f"mean score: {mean:.2f}")
+    per_step: dict[str, Counter[str]] = {}
+    for report in reports:
+        for item in report.items:
+            per_step.setdefault(_column(item), Counter())[item.verdict] += 1
+    width = max((len(c) for c in per_step), default=0)
+    for column, counts in per_step.items():
+        parts = [f"{counts[v]} {v}" for v in (RIGHT, CONSEQUENCE, WRONG, NOT_ANSWERED) if counts[v]]
+        lines.append(f"  {column.ljust(width)}  " + ", ".join(parts))
+    mistakes = Counter(tag for report in reports for tag in report.mistakes)
+    for tag, count in mistakes.most_common():
+        lines.append(f"{count} of {total}: {tag}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,190 @@
+"""A student's answer sheet, read strictly: the trace's JSON layout (any subset), a CSV directory, or a filled worksheet."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from attntrace.errors import AttntraceError
+from attntrace.load import csvfile, jsonfile
+from attntrace.load.text import read_text
+
+STEPS = ("q", "k", "v", "scores", "scaled", "weights", "output")
+Key = tuple[int | None, str]  # (head from 1, or None for the final output; a step of STEPS)
+
+# the keys of `--format json`, which a sheet may carry and which are not marked
+_TRACE_KEYS = ("format", "name", "tokens", "source_tokens", "inputs", "config", "problem", "concat", "check", "warnings")
+TOP_KEYS = ("heads", "output", "query", "precision", "student", *STEPS[:-1], "weighted", *_TRACE_KEYS)
+HEAD_KEYS = ("head", *STEPS, "weighted")
+MAX_PRECISION = 12
+TEXT_SUFFIXES = (".md", ".markdown", ".txt")
+
+
+class SheetError(AttntraceError):
+    """an answer sheet that cannot be read: exit 2, as for a usage error"""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, exit_code=2)
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """what a student handed in; in each matrix NaN is a cell left blank and -inf a cell written as masked"""
+
+    origin: str  # the file, as named on the command line
+    cells: dict[Key, np.ndarray]
+    query: int | None = None  # one input's answers (the step --input N layout), from 1
+    precision: int | None = None  # the decimals the sheet says the student rounded to
+    student: str | None = None
+    notes: tuple[str, ...] = ()
+    heads: tuple[int, ...] = ()  # the head numbers the sheet names, answered or not
+
+
+def load(path: str, problem: Any = None) -> Sheet:
+    """an answer sheet from JSON (or - for stdin), a directory of q.csv ... output.csv, or a filled-in worksheet
+
+    problem: needed only to read a worksheet (.md or .txt), whose tables are found by their titles
+    """
+    p = Path(path)
+    if path != "-" and not p.exists():
+        raise SheetError(f"{path}: no such file or directory")
+    try:
+        if p.is_dir():
+            return _from_dir(p, path)
+        if p.suffix.lower() in TEXT_SUFFIXES:
+            from attntrace.homework import filled
+
+            return filled.parse(read_text(p), path, problem)
+        return from_dict(jsonfile.parse(read_text(path), "stdin" if path == "-" else path), path)
+    except SheetError:
+        raise
+    except AttntraceError as e:
+        raise SheetError(str(e)) from None
+
+
+def _from_dir(p: Path, origin: str) -> Sheet:
+    data: dict[str, Any] = {}
+    for key in STEPS:
+        f = p / f"{key}.csv"
+        if f.exists():
+            data[key] = csvfile.parse(read_text(f), str(f), key)[0].tolist()
+    settings = p / "answers.json"
+    if settings.exists():
+        extra = jsonfile.parse(read_text(settings), str(settings))
+        if not isinstance(extra, dict):
+            raise SheetError(f"{settings}: expected an object such as {{\"query\": 2, \"precision\": 2}}")
+        data.update(extra)
+    if not any(key in data for key in STEPS):
+        raise SheetError(f"{origin}: no answers found; give any of {', '.join(k + '.csv' for k in STEPS)}")
+    return from_dict(data, origin)
+
+
+def from_dict(data: Any, origin: str) -> Sheet:
+    """a sheet in the layout of --format json: heads[] of q ... output, the final output, and settings"""
+    if not isinstance(data, dict):
+        raise SheetError(f"{origin}: an answer sheet is a JSON object, like the output of --format json")
+    for key in data:
+        if key not in TOP_KEYS:
+            raise SheetError(f"{origin}: {unknown(key, TOP_KEYS)}")
+    cells: dict[Key, np.ndarray] = {}
+    top = {k: data[k] for k in STEPS[:-1] if data.get(k) is not None}
+    for key, value in top.items():
+        cells[(1, key)] = matrix(value, f"{origin}: {key}")
+    heads = data.get("heads")
+    numbers: list[int] = []
+    if heads is not None:
+        if not isinstance(heads, list):
+            raise SheetError(f"{origin}: heads must be a list of objects, one per head, such as "
+                             '[{"head": 1, "q": [[...]]}]')
+        for index, head in enumerate(heads):
+            number = _head(head, index, origin)
+            where = f"{origin}: head {number}"
+            if number in numbers:
+                raise SheetError(f"{where} is given twice; give each head once")
+            for key in head:
+                if key not in HEAD_KEYS:
+                    raise SheetError(f"{where}: {unknown(key, HEAD_KEYS)}")
+            numbers.append(number)
+            for key in STEPS:
+                if head.get(key) is not None:
+                    cells[(number, key)] = matrix(head[key], f"{where} {key}")
+    if data.get("output") is not None:
+        cells[(None, "output")] = matrix(data["output"], f"{origin}: output")
+    return Sheet(origin, cells, query=_query(data.get("query"), origin), precision=_precision(data.get("precision"), origin),
+                 student=_student(data.get("student"), origin), heads=tuple(numbers))
+
+
+def _head(head: Any, index: int, origin: str) -> int:
+    if not isinstance(head, dict):
+        raise SheetError(f"{origin}: heads[{index + 1}] must be an object with q, k, v, scores, scaled, weights, output")
+    number = head.get("head", index + 1)
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+        raise SheetError(f"{origin}: heads[{index + 1}].head must be the head's number, from 1; got {_show(number)}")
+    return number
+
+
+def _query(value: Any, origin: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SheetError(f"{origin}: query must be the number of the input answered, from 1; got {_show(value)}")
+    return value
+
+
+def _precision(value: Any, origin: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PRECISION:
+        raise SheetError(f"{origin}: precision must be the decimals rounded to, 0 to {MAX_PRECISION}; got {_show(value)}")
+    return value
+
+
+def _student(value: Any, origin: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise SheetError(f"{origin}: student must be a name or an id (a string); got {_show(value)}")
+
+
+def matrix(value: Any, where: str) -> np.ndarray:
+    """a list of rows of numbers or nulls (a flat list is one row); NaN where null"""
+    if isinstance(value, list) and value and not any(isinstance(r, (list, dict)) for r in value):
+        value = [value]
+    if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
+        raise SheetError(f"{where} must be a matrix (a list of rows), got {_show(value)}")
+    width = len(value[0])
+    out = np.full((len(value), width), np.nan)
+    for i, row in enumerate(value):
+        if len(row) != width:
+            raise SheetError(f"{where} row {i + 1} has {len(row)} values, row 1 has {width}")
+        for j, cell in enumerate(row):
+            if cell is None:
+                continue
+            at = f"{where} row {i + 1}, column {j + 1}"
+            if isinstance(cell, bool) or not isinstance(cell, (int, float)):
+                raise SheetError(f"{at}: expected a number or null (blank), got {_show(cell)}")
+            number = float(cell) if abs(cell) < 1e308 or isinstance(cell, float) else math.inf
+            if not math.isfinite(number):
+                raise SheetError(f"{at}: {_show(cell)} is too large for a float64; write the number you computed")
+            out[i, j] = number
+    return out
+
+
+def unknown(key: str, known: tuple[str, ...]) -> str:
+    from difflib import get_close_matches
+
+    lowered = {k.lower(): k for k in known}
+    guess = lowered.get(key.lower()) or next(iter(get_close_matches(key, known, n=1, cutoff=0.6)), None)
+    hint = f'did you mean "{guess}"?' if guess else f"an answer sheet holds {', '.join(known[:8])}"
+    return f'unknown key "{key}"; {hint}'
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value[:30]}"'
+    if isinstance(value, (list, dict)):
+        return "a list" if isinstance(value, list) else "an object"
+    return "true" if value is True else "false" if value is False else "null" if value is None else str(value)[:30]

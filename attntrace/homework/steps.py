@@ -1,0 +1,198 @@
+"""Each step redone from a student's own earlier numbers, the right way or under one of the usual wrong conventions."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from attntrace.maths import round_half_up, softmax
+
+if TYPE_CHECKING:
+    from attntrace.homework.marking import Own, Redo, Work
+
+Key = tuple[int | None, str]
+
+
+def recompute(work: Work, key: Key, variant: str | None) -> Redo | None:
+    """the step's possible values and their error bound, or None when the variant does not apply to this problem"""
+    head, step = key
+    if head is None:
+        return _final(work, variant)
+    if step in ("q", "k", "v"):
+        return _projection(work, head, step, variant)
+    return {"scores": _scores, "scaled": _scaled, "weights": _weights, "output": _output}[step](work, head, variant)
+
+
+def _projection(work: Work, head: int, step: str, variant: str | None) -> Redo | None:
+    """Q, K or V from the problem's own X and weights: only a wrong convention can be redone"""
+    p, t = work.t.problem, work.t
+    x = p.x[list(t.rows)] if step == "q" else p.kv_input
+    w, b = getattr(p, f"w_{step}"), getattr(p, f"b_{step}")
+    size = t.dims.d_v if step == "v" else t.dims.d_k
+    cols: slice = slice((head - 1) * size, head * size)
+    if variant is None or w is None:
+        return None
+    if variant == "transposed":
+        if w.shape[0] != w.shape[1] or np.array_equal(w, w.T):
+            return None
+        w = w.T
+    elif variant == "interleaved":
+        if t.dims.heads == 1:
+            return None
+        cols = slice(head - 1, None, t.dims.heads)
+    elif variant in ("w_k", "w_q"):  # the other projection's weights
+        other, other_b = getattr(p, variant), getattr(p, "b" + variant[1:])
+        if step == "v" or p.source is not None or other is None or other.shape != w.shape or np.array_equal(other, w):
+            return None
+        w, b = other, other_b
+    else:
+        return None
+    values = (x @ w + (0.0 if b is None else b))[:, cols]
+    return [values], np.zeros(values.shape)
+
+
+def _scores(work: Work, head: int, variant: str | None) -> Redo | None:
+    q, k = work.own((head, "q")), work.own((head, "k"))
+    if variant == "kq":  # Q and K swapped: the transpose
+        if work.t.query is not None or work.t.problem.source is not None:
+            return None
+        a, b = k, q
+    elif variant == "kk":  # K used where Q belongs
+        if work.t.query is not None:
+            return None
+        a, b = k, k
+    elif variant is None:
+        a, b = q, k
+    else:
+        return None
+    bound = np.abs(a.values) @ b.eps.T + a.eps @ np.abs(b.values).T + a.eps @ b.eps.T
+    return [a.values @ b.values.T], bound
+
+
+DIVISOR_VARIANTS = ("unscaled", "sqrt_d_model", "scaled_when_none")
+MASK_VARIANTS = ("no_mask", "inverted", "transposed_mask")
+
+
+def _divided(work: Work, scores: Own, variant: str | None) -> tuple[np.ndarray, np.ndarray] | None:
+    """the scores divided and masked as the problem says, or as a wrong convention does"""
+    t = work.t
+    divisor, allowed = t.divisor, t.allowed
+    if variant == "unscaled":
+        if divisor == 1.0:
+            return None
+        divisor = 1.0
+    elif variant == "sqrt_d_model":
+        if t.problem.scale is not True or t.dims.d_model == t.dims.d_k:
+            return None
+        divisor = math.sqrt(t.dims.d_model)
+    elif variant == "scaled_when_none":
+        if t.problem.scale is not False:
+            return None
+        divisor = math.sqrt(t.dims.d_k)
+    elif variant in MASK_VARIANTS:
+        if allowed is None:
+            return None
+        if variant == "no_mask":
+            allowed = None
+        elif variant == "inverted":
+            allowed = ~allowed
+        else:
+            if t.query is not None or allowed.shape[0] != allowed.shape[1] or np.array_equal(allowed, allowed.T):
+                return None
+            allowed = allowed.T
+    elif variant is not None:
+        return None
+    values = scores.values / divisor
+    if allowed is not None:
+        values = np.where(allowed, values, -np.inf)
+    return values, scores.eps / divisor
+
+
+def _scaled(work: Work, head: int, variant: str | None) -> Redo | None:
+    divided = _divided(work, work.own((head, "scores")), variant)
+    if divided is None:
+        return None
+    values, eps = divided
+    return [values], eps
+
+
+def _weights(work: Work, head: int, variant: str | None) -> Redo | None:
+    if variant in DIVISOR_VARIANTS or variant in MASK_VARIANTS:
+        if work.answered((head, "scaled")):  # then the mistake shows in the scaled scores, not here
+            return None
+        divided = _divided(work, work.own((head, "scores")), variant)
+        if divided is None:
+            return None
+        values, eps = divided
+    elif variant in (None, "columns"):
+        scaled = work.scaled_of(head)
+        values, eps = scaled.values, scaled.eps
+    else:
+        return None
+    allowed = np.isfinite(values)
+    if variant == "columns":
+        if work.t.query is not None:
+            return None
+        weights = softmax(values.T, allowed.T).T
+        spread = np.max(np.where(allowed, eps, 0.0), axis=0, keepdims=True)
+    else:
+        weights = softmax(values, allowed)
+        spread = np.max(np.where(allowed, eps, 0.0), axis=1, keepdims=True)
+    return [weights], _softmax_bound(weights, spread)
+
+
+def _softmax_bound(w: np.ndarray, eps: np.ndarray) -> np.ndarray:
+    """how far each weight can move when every score of its row (or column) moves by up to eps"""
+    up, down = np.exp(2 * eps), np.exp(-2 * eps)
+    high = w * up / (w * up + 1 - w)
+    low = w * down / (w * down + 1 - w)
+    return np.maximum(high - w, w - low)
+
+
+def _output(work: Work, head: int, variant: str | None) -> Redo | None:
+    if variant is not None:
+        return None
+    w, v = work.own((head, "weights")), work.own((head, "v"))
+    unit = 0.5 * 10.0 ** -min(work.precision, 12)
+    bound = np.abs(w.values) @ v.eps + w.eps @ np.abs(v.values) + w.eps @ v.eps + unit * w.values.shape[1]
+    products = round_half_up(w.values[:, :, None] * v.values[None, :, :], min(work.precision, 8)).sum(axis=1)
+    return [w.values @ v.values, products], bound
+
+
+def _final(work: Work, variant: str | None) -> Redo | None:
+    t, p = work.t, work.t.problem
+    outputs = [work.own((a, "output")) for a in range(1, len(t.heads) + 1)]
+    orders = [tuple(range(len(outputs)))]
+    w_o, b_o = p.w_o, p.b_o
+    if variant == "no_wo":
+        if w_o is None:
+            return None
+        w_o, b_o = None, None
+    elif variant == "no_bo":
+        if b_o is None:
+            return None
+        b_o = None
+    elif variant == "wo_transposed":
+        if w_o is None or w_o.shape[0] != w_o.shape[1] or np.array_equal(w_o, w_o.T):
+            return None
+        w_o = w_o.T
+    elif variant == "order":
+        if len(outputs) < 2 or len(outputs) > 5:
+            return None
+        orders = [o for o in itertools.permutations(range(len(outputs))) if o != orders[0]]
+    elif variant is not None:
+        return None
+    candidates, bound = [], np.zeros(0)
+    for order in orders:
+        concat = np.concatenate([outputs[a].values for a in order], axis=1)
+        eps = np.concatenate([outputs[a].eps for a in order], axis=1)
+        if w_o is None:
+            candidates.append(concat)
+            bound = eps
+        else:
+            candidates.append(concat @ w_o + (0.0 if b_o is None else b_o))
+            bound = eps @ np.abs(w_o)
+    return candidates, bound

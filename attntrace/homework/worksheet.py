@@ -1,0 +1,66 @@
+"""Worksheets: the problem, then a table to fill in for each step; with the key, the hand-calculated answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attntrace.contract import floats
+from attntrace.homework.sheet import STEPS, Key
+from attntrace.trace import Trace
+
+FORMATS = ("markdown", "plain", "json")
+
+
+def asked(t: Trace) -> list[Key]:
+    """what the problem asks for, in the order a student computes it: per head Q ... output, then the final output.
+
+    scaled is asked whenever the problem scales or masks; with one head and no W_O the final output is the head's
+    output, so it is asked once, as the head's.
+    """
+    scaled = t.divisor != 1.0 or t.allowed is not None
+    keys: list[Key] = [(a, key) for a in range(1, len(t.heads) + 1) for key in STEPS if key != "scaled" or scaled]
+    if len(t.heads) > 1 or t.problem.w_o is not None:
+        keys.append((None, "output"))
+    return keys
+
+
+def answer_sheet(t: Trace, blank: bool, precision: int) -> dict[str, Any]:
+    """an answer sheet in the --format json layout; blank = every cell null, for a student to fill in"""
+
+    def cells(values: Any) -> Any:
+        listed = floats(values)
+        return [[None for _ in row] for row in listed] if blank else listed
+
+    keys = asked(t)
+    heads = [{"head": a, **{key: cells(getattr(h, key)) for key in STEPS if (a, key) in keys}}
+             for a, h in enumerate(t.heads, start=1)]
+    return {"name": t.problem.name, "query": t.query, "precision": precision, "tokens": list(t.problem.labels),
+            "heads": heads, "output": cells(t.output)}
+
+
+def intro(t: Trace, precision: int, key: bool, markdown: bool) -> str:
+    title = t.problem.name or "self-attention"
+    scale = ("divide the scores by sqrt(d_k)" if t.problem.scale is True else "do not scale the scores"
+             if t.problem.scale is False else f"divide the scores by {t.problem.scale:g}")
+    which = f"input {t.query} only (steps 4 to 7)" if t.query is not None else "every input"
+    lines = [
+        f"{'# ' if markdown else ''}Worksheet: {title}{' · ANSWER KEY' if key else ''}",
+        "",
+        f"Compute self-attention for {which}. Round every intermediate to {precision} decimal"
+        f"{'s' * (precision != 1)} and carry the rounded value into the next step; {scale}.",
+        "",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render(t: Trace, precision: int, key: bool, fmt: str) -> str:
+    """the worksheet as markdown, plain text or a JSON answer sheet; t is traced with the rounding carried"""
+    from attntrace.contract import dumps
+
+    if fmt == "json":
+        return dumps(answer_sheet(t, blank=not key, precision=precision))
+    from attntrace.output import render_steps
+    from attntrace.view import worksheet_steps
+
+    pages = render_steps(worksheet_steps(t), fmt, precision, False, 100, blank_from=None if key else 3)
+    return "".join([intro(t, precision, key, fmt == "markdown"), *pages])
