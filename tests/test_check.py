@@ -322,7 +322,7 @@ def test_a_class_directory_with_a_gradebook_and_a_summary(attntrace, tmp_path):
     r = attntrace("check", room, "--gradebook", book)
     assert r.code == 2  # dee's sheet cannot be read; the others are marked
     assert "dee.json" in r.err and "ana.json" in r.out and "cai.json" in r.out
-    assert "2 of 4: mask left out" in r.out and "3 sheets marked, 1 could not be read; 1 passed" in r.out
+    assert "2 of 4 sheets: mask left out" in r.out and "3 sheets marked, 1 could not be read; 1 passed" in r.out
     rows = list(csv.DictReader(book.open(encoding="utf-8")))
     assert [row["sheet"].split("/")[-1] for row in rows] == ["ana.json", "ben.json", "cai.json", "dee.json"]
     assert rows[0]["score"] == "15" and rows[1]["head 1 scaled"] == "wrong" and "mask" in rows[1]["diagnosis"]

@@ -14,7 +14,8 @@ def test_every_transcript_in_the_readme_is_the_real_output(attntrace):
     assert transcripts
     for command, expected in transcripts:
         r = attntrace(*shlex.split(command))
-        assert r.code == 0 and r.out == expected, command
+        marked = command.startswith("check")  # a sheet with a mistake exits 1
+        assert r.code in ((0, 1) if marked else (0,)) and r.out == expected, command
 
 
 def test_every_command_is_documented():

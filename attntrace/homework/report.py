@@ -49,7 +49,8 @@ def _points(value: float) -> str:
 
 
 def text(report: Report) -> str:
-    lines = [f"{report.sheet} · {report.problem}"]
+    who = f" ({report.student})" if report.student else ""
+    lines = [f"{report.sheet}{who} · {report.problem}"]
     if report.precision_from == "tolerance":
         lines.append("marked within the tolerance given (--rtol/--atol)")
     else:
@@ -160,5 +161,5 @@ def summary(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
         lines.append(f"  {column.ljust(width)}  " + ", ".join(parts))
     mistakes = Counter(tag for report in reports for tag in report.mistakes)
     for tag, count in mistakes.most_common():
-        lines.append(f"{count} of {total}: {tag}")
+        lines.append(f"{count} of {total} sheets: {tag}")
     return "\n".join(lines) + "\n"
