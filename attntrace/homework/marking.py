@@ -162,9 +162,13 @@ class Marker:
         report = Report(sheet.origin, self.problem.name or self.origin, precision, source, sheet.query, items,
                         follow_through=rule.follow_through, student=sheet.student, notes=list(sheet.notes))
         report.diagnosis, report.mistakes = diagnosis.diagnose(work, items)
-        for key in sheet.cells:
-            if key not in given and key[1] == "scaled":
-                report.notes.append("scaled is not asked for in this problem (no scaling and no mask), so it is not marked")
+        for (head, key), values in sheet.cells.items():
+            scores = sheet.cells.get((head, "scores"))
+            if key == "scaled" and (head, key) not in given and scores is not None and not np.array_equal(
+                    values, scores, equal_nan=True):
+                report.notes.append(f"this problem has no scaling and no mask, so the scaled scores are the scores; "
+                                    f"those written{'' if head is None or len(t.heads) == 1 else f' for head {head}'} "
+                                    "differ and are not marked")
         return report
 
 
@@ -277,7 +281,9 @@ class Work:
         g = self.given[key]
         item = Item(head, step, item_name(self.t, key), max_points=_points(self.rule, key, self.t))
         expected = self.expected(key)
-        masked_cell = np.isneginf(expected)
+        masked_cell = np.isneginf(expected)  # a masked scaled score is asked to be left blank
+        if step == "weights" and self.t.allowed is not None:
+            masked_cell = ~self.t.allowed & ~np.isfinite(g)  # a masked weight left blank is its 0
         written = np.isfinite(g)
         item.given = int((written & ~masked_cell).sum())
         item.asked = int((~masked_cell).sum())
