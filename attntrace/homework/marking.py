@@ -300,16 +300,16 @@ class Work:
             if all(v in (RIGHT, NOT_ANSWERED) for v in inputs):
                 for values in candidates:  # right numbers carried on at the student's own rounding
                     right |= written & rounds_to(g, np.where(np.isfinite(values), values, 0.0), places)
-            elif any(v in (WRONG, CONSEQUENCE) for v in inputs):
+            if self.mistaken(key):  # an earlier mistake can show here even through right-looking rounded numbers
                 for values in candidates:
                     follows |= close(g, values, bound, places)
         blank = ~written
         if (right | blank).all():
             item.verdict = RIGHT
         elif (right | follows | blank).all():
+            direct = [k for k in depends(self.t, key) if self.verdicts.get(k) in (WRONG, CONSEQUENCE)]
             item.verdict, item.note = CONSEQUENCE, "follows from your own " + " and ".join(dict.fromkeys(
-                NAMES[k[1]] if key[0] is not None else "head outputs" for k in depends(self.t, key)
-                if self.verdicts.get(k) in (WRONG, CONSEQUENCE)))
+                NAMES[k[1]] if key[0] is not None else "head outputs" for k in direct or self.mistaken(key)))
         else:
             item.verdict = WRONG
             shown = self.shown(key, places)
@@ -320,6 +320,15 @@ class Work:
             extra = f"{missing} of {item.asked} cells not written"
             item.note = f"{item.note}; {extra}" if item.note else extra
         return item
+
+    def mistaken(self, key: Key) -> list[Key]:
+        """the earlier steps this one is computed from, directly or not, that are wrong or a consequence"""
+        out: list[Key] = []
+        for k in depends(self.t, key):
+            if self.verdicts.get(k) in (WRONG, CONSEQUENCE):
+                out.append(k)
+            out.extend(m for m in self.mistaken(k) if m not in out)
+        return out
 
     def right(self, g: np.ndarray, expected: np.ndarray, key: Key, places: np.ndarray) -> np.ndarray:
         """cells equal to the true value, or to the hand calculation with rounding carried, at the cell's precision"""
