@@ -446,6 +446,44 @@ def worksheet(
     show_text(env, [render(t, precision, key, fmt.value)], OutputOptions(output=output))
 
 
+@app.command(epilog="Example: attntrace assign roster.txt --seed 7 --heads 2 --mask causal -o class")
+@reported
+def assign(
+    roster: Annotated[str, typer.Argument(help="Student ids: one a line, or a CSV with an id column.",
+                                          show_default=False)],
+    output: Annotated[Path, typer.Option("--output", "-o", file_okay=False, show_default=False,
+                                         help="The class folder: one folder per student is written in it.")],
+    seed: Annotated[int, typer.Option("--seed", show_default=False,
+                                      help="The class seed: the same roster and seed give the same problems.")],
+    tokens: Annotated[int, typer.Option("--tokens", "-n", min=1, help="Number of inputs n.")] = 3,
+    d_model: Annotated[int, typer.Option("--d-model", min=1, help="Size of each input.")] = 4,
+    d_k: Annotated[int, typer.Option("--d-k", min=1, help="Size of queries and keys (all heads).")] = 3,
+    d_v: Annotated[int, typer.Option("--d-v", min=1, help="Size of values (all heads).")] = 3,
+    heads: Annotated[int, typer.Option("--heads", min=1, help="Number of heads; must divide d_k and d_v.")] = 1,
+    init: Annotated[str, typer.Option("--init", help="integers (by hand), normal, xavier or kaiming.")] = "integers",
+    mask: MaskOpt = None, window: WindowOpt = None,
+    scale: Annotated[Optional[bool], typer.Option(
+        "--scale/--no-scale", help="Divide the scores by sqrt(d_k). Default: as new does (not for integers).",
+        show_default=False)] = None,
+    precision: Annotated[int, typer.Option("--precision", "-p", min=0, max=12,
+                                           help="The rounding the worksheets ask students to carry.")] = 2,
+) -> None:
+    """Write a different problem, worksheet and key for every student of a roster."""
+    from attntrace.homework.assign import Design, read_roster
+    from attntrace.homework.assign import assign as write_class
+
+    env = environment()
+    masks = _settings(None, None, mask, window, None)["mask"]
+    if window is not None and not masks:
+        masks = ("window",)
+    design = Design(tokens=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init,
+                    mask=tuple(m for m in (masks or ()) if m != "none"), window=window, scale=scale, precision=precision)
+    students = read_roster(roster)
+    folders = write_class(students, output, design, seed)
+    env.message(f"wrote {len(folders)} folders in {output}: problem.json, worksheet.md, key.json and key.md each; "
+                f"mark them with attntrace check {output}")
+
+
 @app.command(epilog='Example: attntrace bert "The animal didn\'t cross the street because it was too tired" '
                     "--layer 5 --head 3 --who")
 @reported

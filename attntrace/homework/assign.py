@@ -1,0 +1,306 @@
+"""A different problem for every student: numbers drawn from the class seed and the student's id, written one folder each."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import tempfile
+import unicodedata
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from attntrace.errors import AttntraceError
+from attntrace.problem import Problem
+
+if TYPE_CHECKING:
+    from _csv import Reader
+
+MAX_ID = 100
+MAX_PRECISION = 12
+
+
+# --- the roster ---------------------------------------------------------------------------------------------------
+
+
+def read_roster(path: str) -> list[str]:
+    """the student ids in path, in order: one a line, or a CSV with an `id` column; every error names the file and line"""
+    from attntrace.load.text import read_text
+
+    text = read_text(path)
+    rows = _csv_rows(text, path) if _is_csv(path, text) else _plain_rows(text)
+    seen: dict[str, tuple[int, str]] = {}
+    for line, student in rows:
+        problem = id_problem(student)
+        if problem:
+            raise AttntraceError(f"{path} line {line}: student id {_show(student)} {problem}")
+        same = seen.setdefault(_folded(student), (line, student))
+        if same[0] != line:
+            also = f"is also on line {same[0]}{_case(same[1], student)}"
+            raise AttntraceError(f"{path} line {line}: student id {_show(student)} {also}")
+    if not rows:
+        raise AttntraceError(f"{path}: no student ids (every line is blank or a # comment)")
+    return [student for _, student in rows]
+
+
+def _lines(text: str) -> list[str]:
+    """the lines as an editor numbers them: split at \\n, \\r\\n or \\r only, line ends kept for the csv module"""
+    return io.StringIO(text, newline="").readlines()
+
+
+def _is_csv(path: str, text: str) -> bool:
+    """a .csv file, or a first line with commas (a spreadsheet saved under another name)"""
+    if Path(path).suffix.lower() == ".csv":
+        return True
+    first = next((s for s in (raw.strip() for raw in _lines(text)) if s and not s.startswith("#")), "")
+    return "," in first
+
+
+def _plain_rows(text: str) -> list[tuple[int, str]]:
+    """(line number, id) for each line that is neither blank nor a # comment"""
+    stripped = ((number, raw.strip()) for number, raw in enumerate(_lines(text), start=1))
+    return [(number, s) for number, s in stripped if s and not s.startswith("#")]
+
+
+def _csv_rows(text: str, path: str) -> list[tuple[int, str]]:
+    """(line number, id) for each row of a CSV whose header names an id column; rows with no cell filled are skipped"""
+    reader = csv.reader(_lines(text))
+    try:
+        header, line = _header(reader, path)
+        column = _id_column(header, path, line)
+        rows = []
+        for row in reader:
+            start, line = line + 1, reader.line_num
+            if not any(cell.strip() for cell in row):
+                continue
+            if column >= len(row):
+                raise AttntraceError(f"{path} line {start}: no id: the row has {len(row)} cells, the id is cell {column + 1}")
+            rows.append((start, row[column].strip()))
+    except csv.Error as e:
+        raise AttntraceError(f"{path} line {reader.line_num}: not CSV ({e})") from None
+    return rows
+
+
+def _header(reader: Reader, path: str) -> tuple[list[str], int]:
+    """the first row with a cell filled that is not a # comment, and the line it ends on"""
+    for row in reader:
+        if any(cell.strip() for cell in row) and not _comment(row):
+            return row, reader.line_num
+    raise AttntraceError(f"{path}: no student ids (the CSV has no header row)")
+
+
+def _comment(row: list[str]) -> bool:
+    """a # line above the header, as in a plain roster; a header whose first column is named # still counts"""
+    return row[0].lstrip().startswith("#") and not any(cell.strip().lower() == "id" for cell in row)
+
+
+def _case(first: str, again: str) -> str:
+    """why two different ids clash: one folder on a file system that ignores case"""
+    return "" if first == again else f" as {_show(first)} (one folder on Windows and macOS, which ignore case)"
+
+
+def _id_column(header: list[str], path: str, line: int) -> int:
+    """where the id column is; the header must name exactly one"""
+    names = [cell.strip().lower() for cell in header]
+    found = [i for i, name in enumerate(names) if name == "id"]
+    if not found:
+        columns = ", ".join(_show(cell.strip()) for cell in header)
+        raise AttntraceError(f"{path} line {line}: no id column in the header; the columns are {columns}")
+    if len(found) > 1:
+        raise AttntraceError(f"{path} line {line}: the header has {len(found)} id columns (cells "
+                             f"{', '.join(str(i + 1) for i in found)}); keep one")
+    return found[0]
+
+
+def id_problem(student: str) -> str | None:
+    """why this id cannot be a folder name, or None when it can"""
+    if not student:
+        return "is empty"
+    if student in (".", ".."):
+        return "cannot be a folder name (. and .. are taken)"
+    if "/" in student or "\\" in student:
+        return "contains / or \\, which would make it a path, not a folder name"
+    if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in student):
+        return "contains a control character or line break"
+    if student != student.strip():
+        return "starts or ends with a space"
+    if len(student) > MAX_ID:
+        return f"is {len(student)} characters long, over {MAX_ID}"
+    return None
+
+
+def _folded(student: str) -> str:
+    """the id as a case-insensitive file system sees it, so two ids never share a folder"""
+    return unicodedata.normalize("NFC", student).casefold()
+
+
+def _show(student: str) -> str:
+    """an id quoted on one line, control characters escaped"""
+    return json.dumps(student, ensure_ascii=False)
+
+
+# --- each student's problem ---------------------------------------------------------------------------------------
+
+
+def student_seed(seed: int, student: str) -> int:
+    """the student's own seed: the same on every run, machine and Python (hash() is salted per process)"""
+    return int.from_bytes(hashlib.sha256(f"{seed}\0{student}".encode()).digest()[:8], "big")
+
+
+@dataclass(frozen=True)
+class Design:
+    """what every student's problem looks like: `new`'s options, and the rounding the worksheet asks for"""
+
+    tokens: int = 3
+    d_model: int = 4
+    d_k: int = 3
+    d_v: int = 3
+    heads: int = 1
+    init: str = "integers"
+    mask: tuple[str, ...] = ()
+    window: int | None = None
+    scale: bool | None = None  # None: new's default for the init (no scaling for integers)
+    precision: int = 2  # the rounding the worksheet asks students to carry
+
+
+def _check_design(design: Design) -> None:
+    """sizes and precision that random_problem and the worksheet would otherwise take without a word"""
+    for name in ("tokens", "d_model", "d_k", "d_v", "heads"):
+        value = getattr(design, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise AttntraceError(f"assign: {name} = {value!r} must be a whole number of at least 1")
+    p = design.precision
+    if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= MAX_PRECISION:
+        raise AttntraceError(f"assign: precision = {p!r} must be a whole number from 0 to {MAX_PRECISION}")
+
+
+def problem_for(design: Design, seed: int, student: str) -> Problem:
+    """the student's problem: it depends on the class seed and this id only, never on the rest of the roster"""
+    from attntrace.generate import random_problem
+    from attntrace.load.problemfile import checked
+
+    _check_design(design)
+    problem = random_problem(n=design.tokens, d_model=design.d_model, d_k=design.d_k, d_v=design.d_v,
+                             heads=design.heads, init=design.init, seed=student_seed(seed, student))
+    mask = tuple(m for m in design.mask if m != "none")
+    changes: dict[str, Any] = {"name": f"{student}: {problem.name}"}
+    if mask:
+        changes["mask"] = tuple(dict.fromkeys(mask))
+    if design.window is not None:
+        changes["window"] = design.window
+    if design.scale is not None:
+        changes["scale"] = design.scale
+    return checked(replace(problem, **changes), "assign")
+
+
+def files_for(design: Design, seed: int, student: str) -> dict[str, str]:
+    """the text of the student's problem.json, worksheet.md, key.json and key.md"""
+    from attntrace.contract import dumps, problem_to_dict
+    from attntrace.engine import trace
+    from attntrace.homework.worksheet import render
+
+    problem = problem_for(design, seed, student)
+    t = trace(problem, decimals=design.precision)
+    return {
+        "problem.json": dumps(problem_to_dict(problem)),
+        "worksheet.md": render(t, design.precision, False, "markdown"),
+        "key.json": render(t, design.precision, True, "json"),
+        "key.md": render(t, design.precision, True, "markdown"),
+    }
+
+
+# --- writing the folders ------------------------------------------------------------------------------------------
+
+
+def assign(students: list[str], out: Path, design: Design, seed: int) -> list[Path]:
+    """write out/<id>/ for every student and return the folders; all or nothing, and other files left alone"""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise AttntraceError(f"{out}: is a file; give a folder (new or existing) for the students' folders")
+    _check_ids(students)
+    texts = {student: files_for(design, seed, student) for student in students}
+    targets = {out / student / name: text for student, files in texts.items() for name, text in files.items()}
+    _refuse_in_the_way(out, students, targets)
+    created: list[Path] = []
+    temps: dict[Path, Path] = {}
+    try:
+        for student in students:
+            created.extend(_make_folder(out / student))
+        for target, text in targets.items():
+            temps[target] = _write_temp(target, text)
+        for target, temp in temps.items():
+            os.replace(temp, target)
+    except BaseException as e:
+        _clean_up(temps, created)
+        if isinstance(e, OSError):
+            raise AttntraceError(f"{e.filename or out}: cannot write ({e.strerror or e})") from None
+        raise
+    return [out / student for student in students]
+
+
+def _check_ids(students: list[str]) -> None:
+    """ids from anywhere, not only read_roster, must each be a folder name of their own"""
+    seen: dict[str, tuple[int, str]] = {}
+    for i, student in enumerate(students):
+        problem = id_problem(student)
+        if problem:
+            raise AttntraceError(f"assign: student id {_show(student)} {problem}")
+        at, first = seen.setdefault(_folded(student), (i, student))
+        if at != i:
+            raise AttntraceError(f"assign: student id {_show(student)} is given twice{_case(first, student)}")
+
+
+def _refuse_in_the_way(out: Path, students: list[str], targets: dict[Path, str]) -> None:
+    """a file where a student's folder goes, or a folder where a file goes: say so before anything is written"""
+    for folder in (out / student for student in students):
+        if folder.exists() and not folder.is_dir():
+            raise AttntraceError(f"{folder}: is a file, but the student's files go in a folder of that name")
+    for target in targets:
+        if target.is_dir():
+            raise AttntraceError(f"{target}: is a folder, but assign writes a file of that name")
+
+
+def _make_folder(folder: Path) -> list[Path]:
+    """create the folder and any parents; return those created, outermost first, to remove again on failure"""
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    return list(reversed(missing))
+
+
+def _write_temp(target: Path, text: str) -> Path:
+    """the text in a temporary file beside target, readable as a newly made file would be, ready to move over it"""
+    f = tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="\n", dir=target.parent, prefix=f".{target.name}.",
+                                    suffix=".tmp", delete=False)
+    temp = Path(f.name)
+    try:
+        with f:
+            f.write(text)
+        os.chmod(temp, 0o666 & ~_umask())  # NamedTemporaryFile makes it private (0600); a handout is not
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return temp
+
+
+def _umask() -> int:
+    """the process's umask, which can only be read by setting it"""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _clean_up(temps: dict[Path, Path], created: list[Path]) -> None:
+    """remove the temporary files, then the folders this run made if they are still empty"""
+    for temp in temps.values():
+        try:
+            temp.unlink(missing_ok=True)
+        except OSError:
+            pass
+    for folder in reversed(created):
+        try:
+            folder.rmdir()
+        except OSError:
+            pass

@@ -1,0 +1,461 @@
+"""Reading back a worksheet attntrace printed, with a student's numbers typed into its blank cells."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attntrace.engine import trace
+from attntrace.homework import filled
+from attntrace.homework.sheet import Sheet, SheetError, load
+from attntrace.homework.worksheet import asked
+from attntrace.load.problemfile import load as load_problem
+from tests.conftest import SAMPLES
+
+XIHUAN = {  # /work/shared/homework/problems/a_wo_xihuan_mao.json
+    "name": "我喜欢猫: one head, d_k = d_v = 2, scaled",
+    "tokens": ["我", "喜欢", "猫"],
+    "x": [[0.5, -1.2, 0.8, 0.3], [1.1, 0.4, -0.6, 0.9], [-0.7, 0.2, 1.3, -0.4]],
+    "w_q": [[0.6, -0.3], [0.2, 0.8], [-0.5, 0.4], [0.9, 0.1]],
+    "w_k": [[-0.4, 0.7], [0.5, 0.3], [0.8, -0.6], [0.1, 0.9]],
+    "w_v": [[1.2, -0.5], [0.3, 0.6], [-0.8, 0.4], [0.7, 1.1]],
+    "scale": True,
+}
+PROBLEMS = ["worked_example", "scaled", "causal", "two_heads", "cross", "xihuan"]
+FORMATS = ["markdown", "plain"]
+CELL = re.compile(r"-?\d+\.\d+|-inf|_{8,}")  # a cell of a plain row at 1 or more decimals (labels here are words)
+
+
+def problem_path(tmp_path, name):
+    if name == "xihuan":
+        path = tmp_path / "a_wo_xihuan_mao.json"
+        path.write_text(json.dumps(XIHUAN, ensure_ascii=False), encoding="utf-8")
+        return path
+    return SAMPLES / f"{name}.json"
+
+
+def wide_path(tmp_path):
+    """d_k = d_v = 14: a plain row does not fit 80 columns, so its tables are split into runs of columns"""
+    rng = np.random.default_rng(7)
+    problem = {"name": "wide", "tokens": ["the cat", "sat", "the cat"], "x": rng.integers(-3, 4, (3, 4)).tolist(),
+               **{w: rng.integers(-3, 4, (4, 14)).tolist() for w in ("w_q", "w_k", "w_v")}, "scale": True}
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps(problem), encoding="utf-8")
+    return path
+
+
+def printed(attntrace, path, fmt, precision=2, key=True, query=None):
+    args = ["worksheet", path, "--format", fmt, "--precision", str(precision)]
+    args += (["--key"] if key else []) + (["--input", str(query)] if query else [])
+    r = attntrace(*args)
+    assert r.code == 0, r.err
+    return r.out
+
+
+def carried(path, precision, query=None):
+    return trace(load_problem(str(path)), query=query, decimals=precision)
+
+
+def values(t, key):
+    head, step = key
+    return t.output if head is None else getattr(t.heads[head - 1], step)
+
+
+def assert_carried(sheet: Sheet, t) -> None:
+    """every asked cell holds the carried trace's value; a masked cell reads as -inf or blank"""
+    assert sorted(sheet.cells, key=str) == sorted(asked(t), key=str)
+    for key, got in sheet.cells.items():
+        want = values(t, key)
+        assert got.shape == want.shape, key
+        masked = np.isneginf(want)
+        assert (np.isneginf(got[masked]) | np.isnan(got[masked])).all(), key
+        np.testing.assert_allclose(got[~masked], want[~masked], rtol=0, atol=1e-9, err_msg=str(key))
+
+
+def edit_cells(text, fmt, change):
+    """the worksheet with change(title, row label, cell) applied to every cell of every table"""
+    out, title = [], ""
+    for line in text.splitlines():
+        if fmt == "markdown" and line.startswith("**"):
+            title = line
+        elif fmt == "plain" and line.rstrip().endswith("]"):
+            title = line
+        if fmt == "markdown" and line.startswith("| ") and not line.startswith("| |"):
+            label, *cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            line = "| " + " | ".join([label, *(change(title, label, c) for c in cells)]) + " |"
+        elif fmt == "plain" and "·" not in line and CELL.fullmatch(line.split()[-1] if line.split() else ""):
+            tokens = line.split()
+            count = next(k for k in range(len(tokens), 0, -1) if all(CELL.fullmatch(t) for t in tokens[-k:]))
+            label = " ".join(tokens[:-count])
+            line = label + "  " + "  ".join(change(title, label, c) for c in tokens[-count:])
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def parse(text, path, origin="filled.md"):
+    return filled.parse(text, origin, load_problem(str(path)))
+
+
+@pytest.mark.parametrize("name", PROBLEMS)
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("precision", [1, 2, 3, 4])
+@pytest.mark.parametrize("query", [None, 2])
+def test_the_key_reads_back_as_the_carried_trace(attntrace, tmp_path, name, fmt, precision, query):
+    path = problem_path(tmp_path, name)
+    sheet = parse(printed(attntrace, path, fmt, precision, query=query), path)
+    assert_carried(sheet, carried(path, precision, query))
+    assert (sheet.query, sheet.precision, sheet.notes) == (query, precision, ())
+
+
+@pytest.mark.parametrize("name", PROBLEMS)
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_blank_worksheet_answers_nothing(attntrace, tmp_path, name, fmt):
+    path = problem_path(tmp_path, name)
+    sheet = parse(printed(attntrace, path, fmt, key=False), path)
+    t = carried(path, 2)
+    assert sorted(sheet.cells, key=str) == sorted(asked(t), key=str)
+    for key, got in sheet.cells.items():
+        assert got.shape == values(t, key).shape and np.isnan(got).all(), key
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("query", [None, 2])
+def test_a_wide_problem_split_into_runs_of_columns_reads_back(attntrace, tmp_path, fmt, query):
+    path = wide_path(tmp_path)
+    text = printed(attntrace, path, fmt, query=query)
+    if fmt == "plain":
+        assert "(columns 1 to" in text
+    assert_carried(parse(text, path), carried(path, 2, query))
+    blank = parse(printed(attntrace, path, fmt, key=False, query=query), path)
+    assert all(np.isnan(m).all() for m in blank.cells.values())
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_wide_worksheet_filled_in_by_hand_reads_back(attntrace, tmp_path, fmt):
+    """the blank worksheet splits its columns where its underscores fall, not where the key's numbers do"""
+    path = wide_path(tmp_path)
+    q = values(carried(path, 2), (1, "q"))
+    typed = [f"{v:.2f}" for v in q[1]]
+
+    def fill(title, label, cell):
+        return typed.pop(0) if "Q = X · W_Q" in title and label == "sat" else cell
+
+    blank = printed(attntrace, path, fmt, key=False)
+    if fmt == "plain":
+        def runs(text):
+            return [line for line in text.splitlines() if line.startswith("(columns")]
+        assert runs(blank) != runs(printed(attntrace, path, fmt))
+    sheet = parse(edit_cells(blank, fmt, fill), path)
+    assert typed == []
+    np.testing.assert_allclose(sheet.cells[(1, "q")][1], q[1], atol=1e-9)
+    assert np.isnan(sheet.cells[(1, "q")][[0, 2]]).all()
+
+
+def test_runs_of_columns_with_repeated_labels_are_told_apart_by_their_cells(attntrace, tmp_path):
+    """"(columns a to a)" could end at any column labelled a: the row's cells say which"""
+    n = 12
+    problem = {"name": "repeats", "tokens": ["ab" if i % 2 else "a" for i in range(n)],
+               "x": [[i % 3, 1 - i % 2] for i in range(n)], **{w: [[1, 0], [0, 1]] for w in ("w_q", "w_k", "w_v")}}
+    path = tmp_path / "repeats.json"
+    path.write_text(json.dumps(problem), encoding="utf-8")
+    scores = values(carried(path, 2, query=1), (1, "scores"))
+    typed = [f"{v:.2f}" for v in scores[0]]
+    blank = printed(attntrace, path, "plain", key=False, query=1)
+    assert "(columns a to a)" in blank
+    text = edit_cells(blank, "plain", lambda title, label, cell: typed.pop(0) if "q1 · k_j" in title else cell)
+    assert typed == []
+    np.testing.assert_allclose(parse(text, path).cells[(1, "scores")], scores, atol=1e-9)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_partly_filled_worksheet_answers_what_is_written(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "xihuan")
+    t = carried(path, 2)
+    weights_or_later = ("softmax", "output", "v_j")
+    text = edit_cells(printed(attntrace, path, fmt), fmt,
+                      lambda title, label, cell: "" if fmt == "markdown" and any(w in title for w in weights_or_later)
+                      else "________" if any(w in title for w in weights_or_later) else cell)
+    sheet = parse(text, path)
+    for key in [(1, "q"), (1, "k"), (1, "v"), (1, "scores"), (1, "scaled")]:
+        np.testing.assert_allclose(sheet.cells[key], values(t, key), atol=1e-9)
+    assert np.isnan(sheet.cells[(1, "weights")]).all() and np.isnan(sheet.cells[(1, "output")]).all()
+
+
+def repad(text, fmt, rng: random.Random):
+    """every line with its spacing changed at random, as a student's editor might leave it"""
+    def gap():
+        return " " * rng.randint(1, 5)
+
+    out = []
+    for line in text.splitlines():
+        if fmt == "markdown" and line.startswith("|"):
+            cells = line.strip().strip("|").split("|")
+            line = " " * rng.randint(0, 3) + "|" + "|".join(gap() + c.strip() + gap() for c in cells) + "|" + gap()
+        elif line.strip():
+            line = " " * rng.randint(0, 3) + gap().join(line.split()) + " " * rng.randint(0, 3)
+        out.append(line)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_spacing_and_alignment_changes_are_tolerated(attntrace, tmp_path, fmt):
+    texts = {name: printed(attntrace, problem_path(tmp_path, name), fmt) for name in ("two_heads", "xihuan", "causal")}
+    texts["wide"] = printed(attntrace, wide_path(tmp_path), fmt)
+    paths = {name: problem_path(tmp_path, name) for name in ("two_heads", "xihuan", "causal")} | {"wide": wide_path(tmp_path)}
+
+    @settings(max_examples=15, deadline=None)
+    @given(st.sampled_from(sorted(texts)), st.randoms(use_true_random=False))
+    def check(name, rng):
+        text = repad(texts[name], fmt, rng)
+        assert text != texts[name]
+        assert_carried(parse(text, paths[name]), carried(paths[name], 2))
+
+    check()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("minus", ["\u2212", "\u2013", "\uff0d"])
+def test_a_unicode_minus_reads_as_minus(attntrace, tmp_path, fmt, minus):
+    path = problem_path(tmp_path, "causal")
+    text = edit_cells(printed(attntrace, path, fmt), fmt, lambda title, label, cell: cell.replace("-", minus))
+    assert minus + "inf" in text
+    sheet = parse(text, path)
+    assert_carried(sheet, carried(path, 2))
+    assert any((m < 0).any() for m in sheet.cells.values()) and any(np.isneginf(m).any() for m in sheet.cells.values())
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_decimal_commas_are_read_with_one_note(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "two_heads")
+    text = edit_cells(printed(attntrace, path, fmt), fmt, lambda title, label, cell: cell.replace(".", ","))
+    assert "0,50" in text or "1,00" in text
+    sheet = parse(text, path)
+    assert_carried(sheet, carried(path, 2))
+    assert sheet.notes == ("decimal commas read as decimal points",)
+
+
+@pytest.mark.parametrize("written, value", [
+    ("-inf", -np.inf), ("\u2212inf", -np.inf), ("-∞", -np.inf), ("\u2212∞", -np.inf), ("masked", -np.inf),
+    ("x", -np.inf), ("—", -np.inf), ("?", np.nan), ("__", np.nan), ("+0.5", 0.5), ("-.5", -0.5), ("1e-1", 0.1),
+    ("\uff0d０．５", -0.5), (" 0.5 ", 0.5),
+])
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_how_a_masked_or_a_blank_cell_may_be_written(attntrace, tmp_path, fmt, written, value):
+    path = problem_path(tmp_path, "causal")
+
+    def mark(title, label, cell):
+        return written if "score(1, j)" in title and "/" in title and cell == "-inf" else cell
+
+    text = edit_cells(printed(attntrace, path, fmt, query=1), fmt, mark)
+    scaled = parse(text, path).cells[(1, "scaled")]
+    np.testing.assert_array_equal(scaled[0, 1:], [value] * 3)
+    assert np.isfinite(scaled[0, 0])
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("written, why", [("abc", "is not a number"), ("1.2.3", "is not a number"), ("--1", "is not a number"),
+                                          ("inf", "is not a number"), ("1e999", "is too large")])
+def test_a_cell_that_is_not_a_number_is_named_by_its_table_row_and_column(attntrace, tmp_path, fmt, written, why):
+    path = problem_path(tmp_path, "xihuan")
+    seen = []
+
+    def garbage(title, label, cell):
+        seen.extend([title] if "w(2, j)" in title else [])
+        return written if len(seen) == 3 and "w(2, j)" in title else "0.5" if "w(2, j)" in title else cell
+
+    text = edit_cells(printed(attntrace, path, fmt, key=False), fmt, garbage)
+    with pytest.raises(SheetError) as e:
+        parse(text, path)
+    message = str(e.value)
+    assert message.startswith(f'filled.md: "Step 5 · w(2, j) = softmax over j", row 喜欢, column 猫: "{written}" {why}')
+    assert "\n" not in message and e.value.exit_code == 2
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_row_with_a_cell_missing_is_named_and_the_fix_given(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "xihuan")
+    lines = printed(attntrace, path, fmt).splitlines()
+    at = lines.index(next(line for line in lines if "Step 3 · K = X · W_K" in line))
+    row = next(k for k in range(at + 1, len(lines)) if lines[k].lstrip("| ").startswith("喜欢"))
+    lines[row] = lines[row].rsplit("|", 2)[0] + "|" if fmt == "markdown" else lines[row].rsplit(None, 1)[0]
+    with pytest.raises(SheetError, match=r'"Step 3 · K = X · W_K", row 喜欢 has 1 cells, the table has 2 columns; .*____'):
+        parse("\n".join(lines), path)
+
+
+@pytest.mark.parametrize("edit", [
+    ("| 喜欢 | ", "喜欢 | "),  # the outer pipes dropped
+    ("|---|---:|---:|\n| 我 ", "| 我 "),  # the rule dropped
+    ("| | 1 | 2 |\n|---|---:|---:|\n| 我 ", "| 我 "),  # the header and the rule dropped
+    ("** [3 x 2]\n\n| |", "**\n| |"),  # the shape and the blank line dropped
+])
+def test_a_markdown_table_edited_by_hand_is_still_read(attntrace, tmp_path, edit):
+    path = problem_path(tmp_path, "xihuan")
+    text = printed(attntrace, path, "markdown")
+    at = text.index("**Step 3 · Q = X · W_Q**")
+    end = text.index("**Step 3 · K")
+    assert edit[0] in text[at:end]
+    assert_carried(parse(text[:at] + text[at:end].replace(*edit) + text[end:], path), carried(path, 2))
+
+
+@pytest.mark.parametrize("fmt, drop, message", [
+    ("markdown", 2, r'"Step 3 · Q = X · W_Q", row 我: found a row labelled "喜欢"; keep every row, in order, with its label'),
+    ("plain", 2, r'"Step 3 · Q = X · W_Q", row 我 is missing \(found "喜欢 .*"\); keep the line of column labels and every row'),
+    ("plain", 1, r'"Step 3 · Q = X · W_Q", row 我 is missing \(found "喜欢 .*"\); keep the line of column labels and every row'),
+])
+def test_a_row_or_header_deleted_is_named(attntrace, tmp_path, fmt, drop, message):
+    path = problem_path(tmp_path, "xihuan")
+    lines = printed(attntrace, path, fmt).splitlines()
+    at = next(k for k, line in enumerate(lines) if "Step 3 · Q = X · W_Q" in line)
+    drop += at + (2 if fmt == "markdown" else 0)  # markdown: a blank line and the rule as well
+    assert "我" in lines[drop] or drop == at + 1
+    with pytest.raises(SheetError, match="^filled.md: " + message):
+        parse("\n".join(lines[:drop] + lines[drop + 1:]), path)
+
+
+def test_windows_line_ends_and_a_byte_order_mark_are_read(attntrace, tmp_path):
+    path = problem_path(tmp_path, "two_heads")
+    text = "\ufeff" + printed(attntrace, path, "plain").replace("\n", "\r\n")
+    assert_carried(parse(text, path), carried(path, 2))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_missing_table_is_not_answered_and_a_moved_one_is_still_read(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "scaled")
+    text = printed(attntrace, path, fmt)
+    parts = re.split(r"\n\n(?=\*\*Step|Step \d · [^\n]*\])", text)
+    q = next(p for p in parts if "Q = X · W_Q" in p)
+    v = next(p for p in parts if "V = X · W_V" in p)
+    moved = "\n\n".join(p for p in parts if p not in (q, v)) + "\n\n" + v + "\n"
+    sheet = parse(moved, path)
+    t = carried(path, 2)
+    assert np.isnan(sheet.cells[(1, "q")]).all()
+    np.testing.assert_allclose(sheet.cells[(1, "v")], values(t, (1, "v")), atol=1e-9)
+    np.testing.assert_allclose(sheet.cells[(1, "weights")], values(t, (1, "weights")), atol=1e-9)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_cell_written_twice_keeps_the_first_and_notes_the_other(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "xihuan")
+    t = carried(path, 2)
+    first = values(t, (1, "weights"))[1, 2]
+
+    def second(title, label, cell):
+        return "0.99" if "weights = softmax" in title and label == "喜欢" and cell == f"{first:.2f}" else cell
+
+    sheet = parse(edit_cells(printed(attntrace, path, fmt), fmt, second), path)
+    assert sheet.cells[(1, "weights")][1, 2] == pytest.approx(first)
+    assert len(sheet.notes) == 1
+    assert "row 喜欢, column 猫: 0.99 differs" in sheet.notes[0] and "Step 5 · w(2, j) = softmax over j" in sheet.notes[0]
+
+
+def test_a_cell_left_blank_in_one_table_is_taken_from_the_other(attntrace, tmp_path):
+    path = problem_path(tmp_path, "xihuan")
+    text = edit_cells(printed(attntrace, path, "markdown"), "markdown",
+                      lambda title, label, cell: "" if "w(" in title else cell)
+    sheet = parse(text, path)
+    np.testing.assert_allclose(sheet.cells[(1, "weights")], values(carried(path, 2), (1, "weights")), atol=1e-9)
+    assert sheet.notes == ()
+
+
+@pytest.mark.parametrize("text", ["", "hello\n", "# Worksheet: x\n\n| | 1 |\n|---|---:|\n| a | 1 |\n"])
+def test_a_text_that_is_not_a_worksheet_is_refused(tmp_path, text):
+    with pytest.raises(SheetError, match=r"^filled.md: this does not look like an attntrace worksheet"):
+        parse(text, problem_path(tmp_path, "scaled"))
+
+
+def test_a_worksheet_is_read_against_its_problem(attntrace, tmp_path):
+    text = printed(attntrace, problem_path(tmp_path, "scaled"), "markdown")
+    with pytest.raises(SheetError, match=r"^filled.md: a worksheet is read against its problem; give the problem file"):
+        filled.parse(text, "filled.md", None)
+
+
+def test_the_worksheet_of_another_problem_is_refused(attntrace, tmp_path):
+    with pytest.raises(SheetError, match="none of the worksheet's tables was found"):
+        parse(printed(attntrace, problem_path(tmp_path, "scaled"), "markdown"), problem_path(tmp_path, "two_heads"))
+    with pytest.raises(SheetError, match="--scale"):
+        parse(printed(attntrace, problem_path(tmp_path, "worked_example"), "plain"), problem_path(tmp_path, "scaled"))
+
+
+def test_an_input_out_of_range_is_refused(attntrace, tmp_path):
+    text = printed(attntrace, problem_path(tmp_path, "two_heads"), "plain", query=4)
+    with pytest.raises(SheetError, match="does not fit the problem"):
+        parse(text, problem_path(tmp_path, "cross"))
+
+
+def test_an_elided_table_is_refused(attntrace, tmp_path):
+    n = 65
+    problem = {"name": "long", "tokens": [f"t{i}" for i in range(n)], "x": [[i % 3, 1] for i in range(n)],
+               "w_q": [[1, 0], [0, 1]], "w_k": [[1, 0], [0, 1]], "w_v": [[1, 0], [0, 1]], "scale": True}
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(problem), encoding="utf-8")
+    with pytest.raises(SheetError, match=r'"Step 3 · Q = X · W_Q" has 65 x 2 cells, more than a worksheet shows'):
+        parse(printed(attntrace, path, "plain"), path)
+
+
+@pytest.mark.parametrize("suffix, fmt", [(".md", "markdown"), (".txt", "plain"), (".markdown", "markdown")])
+def test_the_answer_sheet_loader_reads_worksheets(attntrace, tmp_path, suffix, fmt):
+    path = problem_path(tmp_path, "xihuan")
+    sheet_path = tmp_path / f"filled{suffix}"
+    sheet_path.write_text(printed(attntrace, path, fmt, precision=3), encoding="utf-8")
+    sheet = load(str(sheet_path), load_problem(str(path)))
+    assert sheet.origin == str(sheet_path) and sheet.precision == 3
+    assert_carried(sheet, carried(path, 3))
+
+
+@pytest.mark.parametrize("name", PROBLEMS)
+@pytest.mark.parametrize("fmt, suffix", [("markdown", ".md"), ("plain", ".txt")])
+@pytest.mark.parametrize("query", [None, 2])
+def test_the_key_fed_back_to_check_passes(attntrace, tmp_path, name, fmt, suffix, query):
+    path = problem_path(tmp_path, name)
+    sheet_path = tmp_path / f"key{suffix}"
+    sheet_path.write_text(printed(attntrace, path, fmt, query=query), encoding="utf-8")
+    r = attntrace("check", sheet_path, path)
+    assert r.code == 0 and "PASS" in r.out, r.out + r.err
+
+
+def test_check_refuses_an_unreadable_worksheet_with_exit_2_and_one_line(attntrace, tmp_path):
+    path = problem_path(tmp_path, "xihuan")
+    sheet_path = tmp_path / "filled.md"
+    text = printed(attntrace, path, "markdown", key=False)
+    sheet_path.write_text(text.replace("| 猫 |     |     |", "| 猫 | 0.1 | zero |", 1), encoding="utf-8")
+    r = attntrace("check", sheet_path, path)
+    assert r.code == 2
+    assert r.err.strip().endswith(f'{sheet_path}: "Step 3 · Q = X · W_Q", row 猫, column 2: "zero" is not a number; '
+                                  "write a number such as -0.25, -inf for a masked cell, or leave ____ for a blank")
+    assert r.err.strip().count("\n") == 0
+
+
+LABELS = ["a", "b c", "猫", "喜欢", "x|y", "|z", "back\\slash", "1", "-", "Step", "(columns", "__", "the cat", "**", "-inf"]
+
+
+def test_random_problems_read_back_in_both_formats(attntrace, tmp_path):
+    """labels with pipes, backslashes, spaces and numbers, repeated; one or two heads, masks, W_O, wide rows"""
+    path = tmp_path / "random.json"
+
+    @settings(max_examples=25, deadline=None)
+    @given(st.data())
+    def check(data):
+        n = data.draw(st.integers(1, 10))
+        heads = data.draw(st.integers(1, 2))
+        d_model, d_k = data.draw(st.integers(1, 4)), heads * data.draw(st.integers(1, 8))
+        rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+        problem = {"name": "random", "tokens": data.draw(st.lists(st.sampled_from(LABELS), min_size=n, max_size=n)),
+                   "x": rng.normal(size=(n, d_model)).round(2).tolist(), "heads": heads,
+                   **{w: (rng.normal(size=(d_model, d_k)) * 20).round(2).tolist() for w in ("w_q", "w_k", "w_v")},
+                   "scale": data.draw(st.sampled_from([True, False, 2.5]))}
+        if data.draw(st.booleans()):
+            problem["mask"] = ["causal"]
+        if heads > 1 and data.draw(st.booleans()):
+            problem["w_o"] = rng.normal(size=(d_k, 3)).round(2).tolist()
+        path.write_text(json.dumps(problem), encoding="utf-8")
+        precision, query = data.draw(st.integers(0, 4)), data.draw(st.sampled_from([None, n]))
+        for fmt in FORMATS:
+            assert_carried(parse(printed(attntrace, path, fmt, precision, query=query), path), carried(path, precision, query))
+
+    check()
