@@ -376,8 +376,10 @@ def test_a_worksheet_is_read_against_its_problem(attntrace, tmp_path):
 
 
 def test_the_worksheet_of_another_problem_is_refused(attntrace, tmp_path):
-    with pytest.raises(SheetError, match="none of the worksheet's tables was found"):
+    with pytest.raises(SheetError, match="names no heads but the problem it is checked against has .Heads: 2"):
         parse(printed(attntrace, problem_path(tmp_path, "scaled"), "markdown"), problem_path(tmp_path, "two_heads"))
+    with pytest.raises(SheetError, match="says .Mask: causal.* but the problem it is checked against has none"):
+        parse(printed(attntrace, problem_path(tmp_path, "causal"), "plain"), problem_path(tmp_path, "scaled"))
     with pytest.raises(SheetError, match="--scale"):
         parse(printed(attntrace, problem_path(tmp_path, "worked_example"), "plain"), problem_path(tmp_path, "scaled"))
 

@@ -26,6 +26,7 @@ MARKDOWN = re.compile(r"\s*#+\s*Worksheet:")  # the first line of a markdown wor
 ASKS = re.compile(r"Compute self-attention for (?:every input|input (\d+) only)")
 ROUNDS = re.compile(r"Round every intermediate to (\d+) decimals?")
 SCALING = re.compile(r"into the next step; (.+?)\.(?:\s|$)")  # the end of the same sentence: how the scores are scaled
+SETTINGS = (re.compile(r"Mask: (.+?)\.(?:\s|$)"), re.compile(r"Heads: (.+?)\.(?:\s|$)"))  # said when the problem has them
 SHAPE = re.compile(r"\s*\[\s*\d+\s*[x×]\s*\d+\s*\]$")  # the "[3 x 3]" after a title
 COLUMNS = re.compile(r"\(columns (.+) to (.+)\)")  # a plain table split into runs of columns
 RULE = re.compile(r"\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?")  # markdown's |---|---:| line
@@ -107,11 +108,19 @@ def _settings(flat: str, origin: str) -> tuple[int | None, int]:
 
 
 def _same_instructions(t: Trace, precision: int, flat: str, origin: str) -> None:
-    """a worksheet printed with another --scale than the problem's would be checked against the wrong numbers"""
-    theirs, ours = SCALING.search(flat), SCALING.search(intro(t, precision, False, False))
+    """a worksheet printed with another --scale, --mask or --heads than the problem's would be marked against other numbers"""
+    mine = " ".join(intro(t, precision, False, False).split())
+    theirs, ours = SCALING.search(flat), SCALING.search(mine)
     if theirs is not None and ours is not None and theirs[1] != ours[1]:
         raise SheetError(f'{origin}: the worksheet says "{theirs[1]}" but the problem it is checked against says "{ours[1]}"; '
                          "give the worksheet's problem file, with the --scale or --scale-by it was printed with")
+    for pattern in SETTINGS:
+        said, meant = pattern.search(flat), pattern.search(mine)
+        if theirs is not None and (said and said[1]) != (meant and meant[1]):
+            what = f'says "{said[0].strip()}"' if said else "names no " + pattern.pattern.split(":")[0].lower()
+            wanted = f'"{meant[0].strip()}"' if meant else "none"
+            raise SheetError(f"{origin}: the worksheet {what} but the problem it is checked against has {wanted}; give "
+                             "the worksheet's problem file, with the --mask or --heads it was printed with")
 
 
 def _keys(tables: list[_Table]) -> list[Key]:

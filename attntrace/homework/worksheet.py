@@ -43,14 +43,32 @@ def intro(t: Trace, precision: int, key: bool, markdown: bool) -> str:
     scale = ("divide the scores by sqrt(d_k)" if t.problem.scale is True else "do not scale the scores"
              if t.problem.scale is False else f"divide the scores by {t.problem.scale:g}")
     which = f"input {t.query} only (steps 4 to 7)" if t.query is not None else "every input"
+    setting = " ".join(settings(t))
     lines = [
         f"{'# ' if markdown else ''}Worksheet: {title}{' · ANSWER KEY' if key else ''}",
         "",
         f"Compute self-attention for {which}. Round every intermediate to {precision} decimal"
-        f"{'s' * (precision != 1)} and carry the rounded value into the next step; {scale}.",
+        f"{'s' * (precision != 1)} and carry the rounded value into the next step; {scale}." + (f" {setting}" if setting else ""),
         "",
     ]
     return "\n".join(lines) + "\n"
+
+
+def settings(t: Trace) -> list[str]:
+    """the mask and the heads, in words, so a student knows them and a filled worksheet is read against them"""
+    p, d = t.problem, t.dims
+    out = []
+    if p.masks:
+        words = {"causal": "causal (input i attends to keys 1 to i only)",
+                 "window": f"window (input i attends to keys j with |i - j| <= {p.window})",
+                 "padding": "padding (keys " + ", ".join(str(j + 1) for j, pad in enumerate(p.padding or ()) if pad)
+                            + " are never attended)"}
+        out.append("Mask: " + " and ".join(words[m] for m in p.masks) + ".")
+    if d.heads > 1:
+        out.append(f"Heads: {d.heads}, head a using its own block of {d.d_k} columns of W_Q and W_K and {d.d_v} of W_V"
+                   + ("; then the heads' outputs side by side, times W_O." if p.w_o is not None else
+                      "; the output is the heads' outputs side by side."))
+    return out
 
 
 def render(t: Trace, precision: int, key: bool, fmt: str) -> str:
