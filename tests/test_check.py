@@ -32,6 +32,7 @@ TWO = {
     "mask": "causal", "scale": True,
 }
 UNSCALED_CAUSAL = {**ONE, "scale": False, "mask": "causal"}
+ONE_CAUSAL = {**ONE, "mask": "causal"}
 ORDER = [(h, k) for h in (1, 2) for k in hand.STEPS] + [(None, "output")]
 
 
@@ -66,6 +67,12 @@ PLANTED = {
     "heads interleaved": (TWO, dict(interleaved=True), {"q", "k", "v"}, "interleaved"),
     "W_O forgotten": (TWO, dict(use_wo=False), {"final"}, "W_O was forgotten"),
     "heads in the wrong order": (TWO, dict(order=(1, 0)), {"final"}, "wrong order"),
+    "scaling forgotten, two heads, causal": (TWO, dict(divisor=lambda d_k, d: 1.0), {"scaled"}, "not divided"),
+    "softmax down the columns, two heads, causal": (TWO, dict(axis=0), {"weights"}, "columns"),
+    "Q and K swapped, two heads": (TWO, dict(qk_weights="swapped"), {"q", "k"}, "swapped"),
+    "K K^T, two heads, causal": (TWO, dict(scores="kk"), {"scores"}, "K K^T"),
+    "mask left out, one head": (ONE_CAUSAL, dict(mask="none"), {"scaled"}, "left out"),
+    "mask inverted, one head": (ONE_CAUSAL, dict(mask="inverted"), {"scaled"}, "inverted"),
 }
 
 
@@ -364,3 +371,13 @@ def test_gradebook_cells_never_run_as_formulas(attntrace, tmp_path):
     attntrace("check", room, "--gradebook", book)
     row = next(csv.DictReader(book.open(encoding="utf-8")))
     assert row["student"] == "'=HYPERLINK(1)"
+
+
+def test_when_two_mistakes_explain_the_numbers_both_are_named(attntrace, tmp_path):
+    """with W_K = W_Q^T, Q computed with W_K is also Q computed with W_Q transposed"""
+    problem = {**ONE, "w_q": [[0.6, -0.3], [0.2, 0.8]], "w_k": [[0.6, 0.2], [-0.3, 0.8]],
+               "w_v": [[1.2, -0.5], [0.3, 0.6]], "x": [[0.5, -1.2], [1.1, 0.4], [-0.7, 0.2]]}
+    _, report, verdicts = _mark(attntrace, tmp_path, problem, hand.sheet(problem, 2, transposed=("w_q",)))
+    assert verdicts[("q", 1)] == "wrong" and verdicts[("k", 1)] == "right"
+    assert report["diagnosis"].startswith("either ") and "transposed" in report["diagnosis"]
+    assert "W_K" in report["diagnosis"] and len(report["mistakes"]) == 2
