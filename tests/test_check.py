@@ -381,3 +381,12 @@ def test_when_two_mistakes_explain_the_numbers_both_are_named(attntrace, tmp_pat
     assert verdicts[("q", 1)] == "wrong" and verdicts[("k", 1)] == "right"
     assert report["diagnosis"].startswith("either ") and "transposed" in report["diagnosis"]
     assert "W_K" in report["diagnosis"] and len(report["mistakes"]) == 2
+
+
+def test_labels_and_names_in_a_report_are_shown_never_obeyed(attntrace, tmp_path):
+    problem = {**ONE, "tokens": ["\x1b[31mred", "b\u202eidi", "猫"], "name": "bell\x07"}
+    sheet = hand.sheet(problem, 2)
+    sheet["heads"][0]["weights"][0][1] = 0.5
+    r = attntrace("check", _write(tmp_path, "s.json", {**sheet, "student": "a\rb"}), _write(tmp_path, "p.json", problem))
+    assert "\x1b" not in r.out and "\u202e" not in r.out and "\x07" not in r.out and "\r" not in r.out
+    assert "weights[\\x1b[31mred → b\\u202eidi]" in r.out and "bell\\x07" in r.out and "(a\\x0db)" in r.out

@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 
 from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, WRONG, Item, Report
+from attntrace.render.escape import visible
 
 MAX_CELLS = 6  # wrong cells listed per intermediate
 SOURCES = {"sheet": "as the sheet says", "teacher": "as --precision says", "digits": "inferred from the digits written",
@@ -27,7 +28,7 @@ def cell_lines(item: Item) -> list[str]:
     lines = []
     for cell in item.off[:MAX_CELLS]:
         off = "" if cell.expected == float("-inf") else f" (off by {_number(abs(cell.given - cell.expected), cell.decimals)})"
-        lines.append(f"{cell.name}: {_number(cell.given, cell.decimals)} written, expected "
+        lines.append(f"{visible(cell.name)}: {_number(cell.given, cell.decimals)} written, expected "
                      f"{_number(cell.expected, cell.decimals)}{off}")
     if len(item.off) > MAX_CELLS:
         lines.append(f"… and {len(item.off) - MAX_CELLS} more cells")
@@ -49,8 +50,8 @@ def _points(value: float) -> str:
 
 
 def text(report: Report) -> str:
-    who = f" ({report.student})" if report.student else ""
-    lines = [f"{report.sheet}{who} · {report.problem}"]
+    who = f" ({visible(report.student)})" if report.student else ""
+    lines = [f"{visible(report.sheet)}{who} · {visible(report.problem)}"]
     if report.precision_from == "tolerance":
         lines.append("marked within the tolerance given (--rtol/--atol)")
     else:
@@ -61,9 +62,9 @@ def text(report: Report) -> str:
         lines.append(f"step {item.step}  {item.name.ljust(width)}  {status(item)}")
         if item.verdict == WRONG:
             lines.extend("          " + line for line in cell_lines(item))
-    lines.extend(f"note: {note}" for note in report.notes)
+    lines.extend(f"note: {visible(note)}" for note in report.notes)
     if report.diagnosis:
-        lines.append(f"diagnosis: {report.diagnosis}")
+        lines.append(f"diagnosis: {visible(report.diagnosis)}")
     elif any(item.verdict == WRONG for item in report.items):
         lines.append("diagnosis: none of the usual mistakes explains these numbers; compare the cells above")
     verdict = "PASS" if report.passed else "not passed"
@@ -138,6 +139,7 @@ def gradebook(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
 
 def _cell(value: str) -> str:
     """a text cell a spreadsheet shows and never runs as a formula"""
+    value = visible(value)
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
