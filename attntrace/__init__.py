@@ -1,3 +1,34 @@
-"""Trace transformer self-attention step by step, on real numbers."""
+"""Trace transformer self-attention step by step, on real numbers.
+
+    >>> import attntrace
+    >>> t = attntrace.trace(x=[[1, 0], [0, 1]], scale=False)
+    >>> print(t.render())
+"""
+
+from __future__ import annotations
+
+from typing import Any
 
 __version__ = "0.1.0"
+__all__ = ["AttntraceError", "Problem", "Trace", "load", "trace"]
+
+
+def __getattr__(name: str) -> Any:
+    """the library's names, imported on first use so that `attntrace --version` stays quick"""
+    if name in ("trace", "load"):
+        from attntrace import api
+
+        return getattr(api, name)
+    if name == "Problem":
+        from attntrace.problem import Problem
+
+        return Problem
+    if name == "Trace":
+        from attntrace.trace import Trace
+
+        return Trace
+    if name == "AttntraceError":
+        from attntrace.errors import AttntraceError
+
+        return AttntraceError
+    raise AttributeError(f"module 'attntrace' has no attribute {name!r}")

@@ -1,3 +1,3 @@
 from attntrace.cli import main
 
-main()
+raise SystemExit(main())

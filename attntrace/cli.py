@@ -1,20 +1,21 @@
-"""The command line: parse, call the engine, hand the trace to a renderer. Errors are reported here, once."""
+"""The command line: parse, call one library function, hand the result to the output seam. main() is the one
+place where an expected failure becomes one line on stderr and an exit status."""
 
 from __future__ import annotations
 
-import functools
 import math
 import sys
-from collections.abc import Callable
+from collections.abc import Sequence
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, Optional, TypeVar
+from typing import Annotated, Any, Optional
 
+import click
 import typer
 
 from attntrace import __version__
-from attntrace.errors import AttntraceError
-from attntrace.output import OutputOptions, show_steps, show_text
+from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.output import Document, OutputOptions, show
 from attntrace.terminal import Environment, ExitStatus, exit_on_interrupt
 
 SETTINGS: dict[str, Any] = dict(
@@ -22,11 +23,52 @@ SETTINGS: dict[str, Any] = dict(
     help="Trace transformer self-attention step by step, on real numbers.",
 )
 app = typer.Typer(**SETTINGS)
-environment: Callable[[], Environment] = Environment  # tests replace this to simulate a terminal or a pipe
-F = TypeVar("F", bound=Callable[..., Any])
+OPTIONS = {"query": "--input", "layer": "--layer", "head": "--head"}  # the option that sets each library number
 
 
-class Format(str, Enum):
+def main(args: Sequence[str] | None = None, env: Environment | None = None) -> int:
+    """run the command line on args (default: sys.argv) with env (default: this process's terminal)"""
+    if args is None:
+        exit_on_interrupt()
+    env = env or Environment()
+    argv = list(sys.argv[1:] if args is None else args)
+    try:
+        code = typer.main.get_command(_app_for(argv)).main(argv, prog_name="attntrace", standalone_mode=False, obj=env)
+        return int(code or 0)
+    except OutOfRange as e:
+        return _fail(env, e.as_option(OPTIONS[e.name]) if e.name in OPTIONS else str(e), e.exit_code)
+    except AttntraceError as e:
+        return _fail(env, str(e), e.exit_code)
+    except click.exceptions.Exit as e:
+        return int(e.exit_code)
+    except click.exceptions.Abort:
+        return ExitStatus.ERROR_CTRL_C
+    except click.ClickException as e:
+        return _fail(env, e.format_message(), e.exit_code)
+    except BrokenPipeError:
+        env.quiet_stdout()
+        return ExitStatus.SUCCESS
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        return _fail(env, f"{where}{e.strerror or e}", ExitStatus.ERROR)
+
+
+def _fail(env: Environment, message: str, code: int) -> int:
+    env.message(f"attntrace: {message}")
+    return code
+
+
+def _env() -> Environment:
+    """the Environment main() was given"""
+    context = click.get_current_context(silent=True)
+    obj = context.find_root().obj if context is not None else None
+    return obj if isinstance(obj, Environment) else Environment()
+
+
+# each command's --format choices: the formats of output.FORMATS its document supports
+class RunFormat(str, Enum):
+    """a trace: its steps, or its JSON form"""
+
     table = "table"
     plain = "plain"
     json = "json"
@@ -34,24 +76,34 @@ class Format(str, Enum):
     markdown = "markdown"
 
 
+class StepsFormat(str, Enum):
+    """steps with no JSON form (experiments)"""
+
+    table = "table"
+    plain = "plain"
+    csv = "csv"
+    markdown = "markdown"
+
+
+class SheetFormat(str, Enum):
+    """a worksheet: its tables to fill in, or an answer sheet"""
+
+    markdown = "markdown"
+    plain = "plain"
+    json = "json"
+
+
+class ReportFormat(str, Enum):
+    """a marked sheet"""
+
+    plain = "plain"
+    json = "json"
+
+
 class Colour(str, Enum):
     auto = "auto"
     always = "always"
     never = "never"
-
-
-def reported(fn: F) -> F:
-    """turn the project's errors into one line on stderr and exit 1, with nothing on stdout"""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except AttntraceError as e:
-            typer.echo(f"attntrace: {e}", err=True)
-            raise typer.Exit(e.exit_code) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 def _positive(value: Optional[float]) -> Optional[float]:
@@ -77,7 +129,7 @@ def _main(
 FileArg = Annotated[Optional[str], typer.Argument(
     help="Problem: a .json file, a directory of CSV files, an .npz, or - for JSON on stdin. "
          "Without it, the built-in worked example.", show_default=False)]
-FormatOpt = Annotated[Optional[Format], typer.Option(
+FormatOpt = Annotated[Optional[RunFormat], typer.Option(
     "--format", "-f", help="table in a terminal, plain otherwise.", show_default=False)]
 PrecisionOpt = Annotated[int, typer.Option("--precision", "-p", min=0, max=17, help="Decimals shown.")]
 CarryOpt = Annotated[bool, typer.Option(
@@ -106,44 +158,43 @@ HtmlOpt = Annotated[Optional[Path], typer.Option(
 InputOpt = Annotated[int, typer.Option("--input", "-i", help="The input to trace, from 1.", show_default=False)]
 
 
-def _problem(file: Optional[str], x: Optional[str], w_q: Optional[str], w_k: Optional[str], w_v: Optional[str],
-             scale: Optional[bool], scale_by: Optional[float], mask: Optional[list[str]], window: Optional[int],
-             heads: Optional[int], env: Environment):  # type: ignore[no-untyped-def]
+def _problem(file: Optional[str], env: Environment, *, x: Optional[str] = None, w_q: Optional[str] = None,
+             w_k: Optional[str] = None, w_v: Optional[str] = None, **settings: Any):  # type: ignore[no-untyped-def]
+    """the problem in file (None: the built-in example) with the command line's matrices and settings in place"""
     from attntrace.load.problemfile import checked, load
     from attntrace.problem import override
 
-    problem = override(load(file, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}),
-                       **_settings(scale, scale_by, mask, window, heads))
+    problem = override(load(file, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}), **_settings(**settings))
     for note in problem.notes:
         env.message(f"note: {note}")
     return checked(problem, file or "the built-in example")
 
 
-def _settings(scale: Optional[bool], scale_by: Optional[float], mask: Optional[list[str]], window: Optional[int],
-              heads: Optional[int]) -> dict[str, Any]:
+def _settings(scale: Optional[bool] = None, scale_by: Optional[float] = None, mask: Optional[list[str]] = None,
+              window: Optional[int] = None, heads: Optional[int] = None) -> dict[str, Any]:
     """the command line's overrides of a problem's settings (None keeps the file's)"""
     masks = None if mask is None else tuple(m.strip() for item in mask for m in item.split(",") if m.strip())
     return {"scale": scale_by if scale_by is not None else scale, "mask": masks, "window": window, "heads": heads}
 
 
-def _options(fmt: Optional[Format], precision: int, pause: bool, output: Optional[Path], colour: Colour,
-             svg: Optional[Path] = None, html: Optional[Path] = None) -> OutputOptions:
-    return OutputOptions(None if fmt is None else fmt.value, precision, pause, output, colour.value, svg, html)
+def _options(fmt: Optional[Enum], precision: int, pause: bool = False, output: Optional[Path] = None,
+             color: Colour = Colour.auto, export_svg: Optional[Path] = None,
+             export_html: Optional[Path] = None) -> OutputOptions:
+    return OutputOptions(None if fmt is None else str(fmt.value), precision, pause, output, color.value, export_svg,
+                         export_html)
 
 
-def _emit(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
-    from attntrace.contract import dumps, trace_to_dict
+def _show_trace(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
+    """a trace's steps, or its JSON form, after its warnings on stderr"""
+    from attntrace.contract import trace_to_dict
 
     for warning in t.warnings:
         env.message(f"warning: {warning}")
-    if opts.resolved_format(env) == "json":
-        show_text(env, [dumps(trace_to_dict(t))], opts)
-    else:
-        show_steps(env, steps, opts)
+    json_form = trace_to_dict(t) if opts.resolved_format(env) == "json" else None
+    show(env, Document(steps, json_form), opts)
 
 
 @app.command(epilog="Example: attntrace run samples/causal.json --precision 2 > answers.txt")
-@reported
 def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False,
         pause: PauseOpt = False, scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None,
         window: WindowOpt = None, heads: HeadsOpt = None, output: OutputOpt = None, color: ColourOpt = Colour.auto,
@@ -153,14 +204,14 @@ def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4
     from attntrace.engine import trace
     from attntrace.view import run_steps, walk_rows
 
-    env = environment()
-    problem = _problem(file, x, w_q, w_k, w_v, scale, scale_by, mask, window, heads, env)
+    env = _env()
+    problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
+                       window=window, heads=heads)
     t = trace(problem, show=walk_rows(len(problem.x)), decimals=precision if carry_rounding else None)
-    _emit(env, t, run_steps(t), _options(fmt, precision, pause, output, color, export_svg, export_html))
+    _show_trace(env, t, run_steps(t), _options(fmt, precision, pause, output, color, export_svg, export_html))
 
 
 @app.command(epilog="Example: attntrace step samples/scaled.json --input 2")
-@reported
 def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  # type: ignore[assignment]
          precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
          scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
@@ -173,15 +224,15 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
     from attntrace.explain import explain_steps
     from attntrace.view import step_steps
 
-    env = environment()
-    problem = _problem(file, x, w_q, w_k, w_v, scale, scale_by, mask, window, heads, env)
+    env = _env()
+    problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
+                       window=window, heads=heads)
     t = trace(problem, query=input_, decimals=precision if carry_rounding else None)
     steps = explain_steps(t, precision) if explain else step_steps(t)
-    _emit(env, t, steps, _options(fmt, precision, pause, output, color, export_svg, export_html))
+    _show_trace(env, t, steps, _options(fmt, precision, pause, output, color, export_svg, export_html))
 
 
 @app.command(epilog="Example: attntrace explain --input 1")
-@reported
 def explain(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  # type: ignore[assignment]
             precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
             scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
@@ -189,15 +240,18 @@ def explain(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,
             w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None, export_svg: SvgOpt = None,
             export_html: HtmlOpt = None) -> None:
     """Every cell's arithmetic for one input, as a student writes it (same as step --explain)."""
-    step(file, input_, fmt, precision, carry_rounding, pause, scale, scale_by, mask, window, heads, output, color, x,
-         w_q, w_k, w_v, export_svg, export_html, explain=True)
+    step(file=file, input_=input_, fmt=fmt, precision=precision, carry_rounding=carry_rounding, pause=pause,
+         scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads, output=output, color=color, x=x,
+         w_q=w_q, w_k=w_k, w_v=w_v, export_svg=export_svg, export_html=export_html, explain=True)
 
 
 @app.command(epilog="Example: attntrace experiment symmetric samples/scaled.json")
-@reported
 def experiment(
     name: Annotated[str, typer.Argument(help="symmetric, permute, similarity or temperature.")],
-    file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4, output: OutputOpt = None,
+    file: FileArg = None,
+    fmt: Annotated[Optional[StepsFormat], typer.Option("--format", "-f", help="table in a terminal, plain otherwise.",
+                                                       show_default=False)] = None,
+    precision: PrecisionOpt = 4, output: OutputOpt = None,
     color: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
 ) -> None:
     """Run one of the seed articles' experiments on a problem."""
@@ -206,63 +260,33 @@ def experiment(
 
     if name not in experiments.NAMES:
         raise typer.BadParameter(f'"{name}" is not one of {", ".join(experiments.NAMES)}', param_hint="NAME")
-    env = environment()
-    problem = _problem(file, None, None, None, None, None, None, None, None, None, env)
-    opts = _options(fmt, precision, False, output, color, export_svg, export_html)
-    if opts.resolved_format(env) == "json":
-        raise AttntraceError("experiments have no JSON form; use --format plain, csv or markdown", exit_code=2)
-    show_steps(env, experiment_steps(experiments.run(name, problem)), opts)
-
-
-def main() -> None:
-    """the console script: Ctrl-C exits 130, and no error ends in a traceback"""
-    exit_on_interrupt()
-    try:
-        _app_for(sys.argv[1:])()
-    except AttntraceError as e:
-        sys.stderr.write(f"attntrace: {e}\n")
-        raise SystemExit(ExitStatus.ERROR) from None
+    env = _env()
+    problem = _problem(file, env)
+    show(env, Document(experiment_steps(experiments.run(name, problem))),
+         _options(fmt, precision, output=output, color=color, export_svg=export_svg, export_html=export_html))
 
 
 @app.command(epilog="Example: attntrace validate samples/two_heads.json")
-@reported
 def validate(file: Annotated[str, typer.Argument(help="Problem file, CSV directory, .npz, or - for stdin.")],
              x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None) -> None:
     """Check a problem and print its shapes, without computing anything."""
-    from attntrace.problem import dims
+    from attntrace.describe import describe
 
-    env = environment()
-    problem = _problem(file, x, w_q, w_k, w_v, None, None, None, None, None, env)
-    d = dims(problem)
-    kind = f"cross-attention, m = {d.m} source rows" if problem.source is not None else "self-attention"
-    lines = [
-        f"{'stdin' if file == '-' else file}: a valid problem ({kind})",
-        f"n        {d.n}", f"m        {d.m}", f"d_model  {d.d_model}",
-        *([f"d_src    {d.d_src}"] if problem.source is not None else []),
-        f"d_k      {d.d_k} per head", f"d_v      {d.d_v} per head", f"heads    {d.heads}", f"d_out    {d.d_out}",
-        f"scale    {_scale_text(problem.scale)}", f"masks    {', '.join(problem.masks) or 'none'}",
-    ]
-    env.write("\n".join(lines) + "\n")
-
-
-def _scale_text(scale: bool | float) -> str:
-    if scale is True:
-        return "true (divide the scores by sqrt(d_k))"
-    return "false (no scaling)" if scale is False else f"divide the scores by {scale:g}"
+    env = _env()
+    problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v)
+    env.write(describe(problem, "stdin" if file == "-" else file))
 
 
 @app.command(epilog="Example: attntrace schema > attntrace.schema.json")
-@reported
 def schema() -> None:
     """Print the JSON Schema of a problem file."""
     from attntrace.contract import dumps
     from attntrace.schema import schema as problem_schema
 
-    environment().write(dumps(problem_schema()))
+    _env().write(dumps(problem_schema()))
 
 
 @app.command(epilog="Example: attntrace new --tokens 3 --d-model 4 --d-k 3 --d-v 3 --seed 1 -o homework.json")
-@reported
 def new(
     tokens: Annotated[int, typer.Option("--tokens", "-n", min=1, help="Number of inputs n.")] = 3,
     d_model: Annotated[int, typer.Option("--d-model", min=1, help="Size of each input.")] = 4,
@@ -275,14 +299,14 @@ def new(
     output: OutputOpt = None,
 ) -> None:
     """Write a ready-to-edit problem with random weights."""
-    from attntrace.contract import dumps, problem_to_dict
+    from attntrace.contract import problem_to_dict
     from attntrace.generate import random_problem
     from attntrace.load.problemfile import checked
 
     names = None if labels is None else tuple(t.strip() for t in labels.split(","))
     problem = checked(random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init,
                                      seed=seed, tokens=names), "new")
-    show_text(environment(), [dumps(problem_to_dict(problem))], OutputOptions(output=output))
+    show(_env(), Document(data=problem_to_dict(problem)), OutputOptions(format="json", output=output))
 
 
 def _app_for(args: list[str]) -> typer.Typer:
@@ -304,7 +328,6 @@ def _finite_positive(value: Optional[float]) -> Optional[float]:
 
 @app.command(epilog="Examples: attntrace check answers.json samples/scaled.json --gradescope results.json\n\n"
                     "attntrace check class/ --problem problem.json --gradebook grades.csv")
-@reported
 def check(
     paths: Annotated[list[str], typer.Argument(
         help="Answer sheets: JSON in the --format json layout (any subset, or one input's), a directory of q.csv ... "
@@ -328,7 +351,7 @@ def check(
                                               "weights, output, final); 1 each by default.")] = None,
     follow_through: Annotated[bool, typer.Option(
         "--follow-through/--no-follow-through", help="A step wrong only because of an earlier mistake earns its points.")] = True,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="plain or json.")] = Format.plain,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="plain or json.")] = ReportFormat.plain,
     gradescope: Annotated[Optional[Path], typer.Option("--gradescope", dir_okay=False, show_default=False,
                                                        help="Also write Gradescope's results.json (one sheet).")] = None,
     gradebook: Annotated[Optional[Path], typer.Option("--gradebook", dir_okay=False, show_default=False,
@@ -346,9 +369,7 @@ def check(
     from attntrace.homework.marking import Rule
     from attntrace.terminal import write_file
 
-    env = environment()
-    if fmt not in (Format.plain, Format.json):
-        raise typer.BadParameter("check reports are plain or json", param_hint="--format")
+    env = _env()
     exact = rtol is not None or atol is not None
     if tolerance is not None and exact:
         raise typer.BadParameter("give --tolerance, or --rtol/--atol, not both", param_hint="--tolerance")
@@ -361,7 +382,8 @@ def check(
                                  "(use --gradebook for a class)", param_hint="--gradescope")
     _distinct_outputs([gradescope, gradebook], [*sheet_paths, *([problem_path] if problem_path else [])])
     marked = classroom.mark(sheet_paths, problem_path, lambda source: _problem(
-        source, None, None, None, None, scale, scale_by, mask, window, heads, env), rule, keep_going=len(sheet_paths) > 1)
+        source, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads), rule,
+        keep_going=len(sheet_paths) > 1)
     if gradescope is not None and marked.reports:
         write_file(gradescope, dumps(reports.gradescope(marked.reports[0])))
     if gradebook is not None:
@@ -369,14 +391,13 @@ def check(
     for _, error in marked.unreadable:
         env.message(f"attntrace: {error}")
     if len(sheet_paths) == 1:
-        report = marked.reports[0]
-        env.write(dumps(reports.to_dict(report)) if fmt == Format.json else reports.text(report))
-    elif fmt == Format.json:
-        env.write(dumps({"sheets": [reports.to_dict(r) for r in marked.reports],
-                         "unreadable": [{"sheet": s, "error": e} for s, e in marked.unreadable]}))
+        document = Document(data=reports.to_dict(marked.reports[0]), plain=reports.text(marked.reports[0]))
     else:
-        env.write("\n".join(reports.text(r) for r in marked.reports) + "\n"
-                  + reports.summary(marked.reports, marked.unreadable))
+        document = Document(data={"sheets": [reports.to_dict(r) for r in marked.reports],
+                                  "unreadable": [{"sheet": s, "error": e} for s, e in marked.unreadable]},
+                            plain="\n".join(reports.text(r) for r in marked.reports) + "\n"
+                                  + reports.summary(marked.reports, marked.unreadable))
+    show(env, document, OutputOptions(format=fmt.value))
     if marked.unreadable:
         raise typer.Exit(ExitStatus.USAGE)
     if not all(r.passed for r in marked.reports):
@@ -420,7 +441,6 @@ def _distinct_outputs(outputs: list[Optional[Path]], inputs: list[str]) -> None:
 
 
 @app.command(epilog="Example: attntrace worksheet samples/scaled.json --input 2 --precision 2 --key")
-@reported
 def worksheet(
     file: FileArg = None,
     key: Annotated[bool, typer.Option("--key", help="Fill in the answer key.")] = False,
@@ -428,26 +448,24 @@ def worksheet(
                                                   show_default=False)] = None,
     precision: Annotated[int, typer.Option("--precision", "-p", min=0, max=12,
                                            help="The rounding students carry.")] = 2,
-    fmt: Annotated[Format, typer.Option("--format", "-f", help="markdown, plain, or json (an answer sheet: blank "
-                                        "to fill in, or the key with --key).")] = Format.markdown,
+    fmt: Annotated[SheetFormat, typer.Option("--format", "-f", help="markdown, plain, or json (an answer sheet: "
+                                             "blank to fill in, or the key with --key).")] = SheetFormat.markdown,
     output: OutputOpt = None,
     scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
     heads: HeadsOpt = None,
 ) -> None:
     """An exercise: the problem, then a blank table for each step (with --key, the answers)."""
     from attntrace.engine import trace
-    from attntrace.homework.worksheet import FORMATS, render
+    from attntrace.homework.worksheet import document
 
-    env = environment()
-    if fmt.value not in FORMATS:
-        raise AttntraceError("worksheets are markdown, plain or json", exit_code=2)
-    problem = _problem(file, None, None, None, None, scale, scale_by, mask, window, heads, env)
+    env = _env()
+    problem = _problem(file, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads)
     t = trace(problem, query=input_, decimals=precision)
-    show_text(env, [render(t, precision, key, fmt.value)], OutputOptions(output=output))
+    show(env, document(t, precision, key), OutputOptions(format=fmt.value, precision=precision, output=output),
+         blank_from=None if key else 3)
 
 
 @app.command(epilog="Example: attntrace assign roster.txt --seed 7 --heads 2 --mask causal -o class")
-@reported
 def assign(
     roster: Annotated[str, typer.Argument(help="Student ids: one a line, or a CSV with an id column.",
                                           show_default=False)],
@@ -472,8 +490,8 @@ def assign(
     from attntrace.homework.assign import Design, read_roster
     from attntrace.homework.assign import assign as write_class
 
-    env = environment()
-    masks = _settings(None, None, mask, window, None)["mask"]
+    env = _env()
+    masks = _settings(mask=mask)["mask"]
     if window is not None and not masks:
         masks = ("window",)
     design = Design(tokens=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init,
@@ -486,7 +504,6 @@ def assign(
 
 @app.command(epilog='Example: attntrace bert "The animal didn\'t cross the street because it was too tired" '
                     "--layer 5 --head 3 --who")
-@reported
 def bert(
     sentence: Annotated[str, typer.Argument(help="The sentence to run through the model.")],
     layer: Annotated[int, typer.Option("--layer", "-l", help="Layer, from 1.")] = 1,
@@ -506,36 +523,28 @@ def bert(
     output: OutputOpt = None, color: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
 ) -> None:
     """Trace one head of a real BERT-family model on a sentence (numpy only; no torch, no network)."""
-    from attntrace.bert.files import DEFAULT_NAME, default_model_dir, load_model
-    from attntrace.bert.forward import attention_problem, check_range, hidden_entering
-    from attntrace.bert.tokenize import encode
-    from attntrace.contract import dumps, problem_to_dict
+    from attntrace.bert.session import entering, model_name
+    from attntrace.contract import problem_to_dict
     from attntrace.engine import trace
     from attntrace.load.problemfile import checked
     from attntrace.problem import override
-    from attntrace.terminal import write_file
     from attntrace.view import layer_summary_steps, run_steps, step_steps, walk_rows, who_steps
 
-    env = environment()
-    directory = model or default_model_dir()
-    with env.progress(f"loading {model or DEFAULT_NAME} and running it up to layer {layer}…"):
-        weights = load_model(directory, None if model else DEFAULT_NAME)
-        check_range("--head", head, weights.heads, "heads")
-        encoding = encode(directory, sentence, int(weights.config.get("max_position_embeddings", 512)))
-        x = hidden_entering(weights, encoding, layer)
-    settings = _settings(scale, scale_by, mask, window, None)
+    env = _env()
+    with env.progress(f"loading {model_name(model)} and running it up to layer {layer}…"):
+        sentence_at = entering(sentence, layer, head, model)
+    settings = _settings(scale=scale, scale_by=scale_by, mask=mask, window=window)
     opts = _options(fmt, precision, pause, output, color, export_svg, export_html)
     decimals = precision if carry_rounding else None
+    problem = checked(override(sentence_at.problem(None if all_heads else head), **settings), "bert")
     if all_heads:
-        layer_problem = checked(override(attention_problem(weights, encoding, x, layer, None), **settings), "bert")
-        t = trace(layer_problem, show=())
-        heading = f"Who attends to whom · {layer_problem.name} · every head"
-        show_steps(env, layer_summary_steps(t, heading), opts)
+        t = trace(problem, show=())
+        show(env, Document(layer_summary_steps(t, f"Who attends to whom · {problem.name} · every head")), opts)
         return
-    problem = checked(override(attention_problem(weights, encoding, x, layer, head), **settings), "bert")
     if extract is not None:
-        write_file(extract, dumps(problem_to_dict(problem)))
-        env.message(f"wrote {extract}: {problem.name}, {len(encoding.tokens)} tokens; trace it with attntrace run {extract}")
+        show(env, Document(data=problem_to_dict(problem)), OutputOptions(format="json", output=extract))
+        env.message(f"wrote {extract}: {problem.name}, {len(sentence_at.encoding.tokens)} tokens; "
+                    f"trace it with attntrace run {extract}")
         return
     heading = f"Who attends to whom · {problem.name}"
     if input_ is not None:
@@ -544,4 +553,4 @@ def bert(
     else:
         t = trace(problem, show=[] if who else walk_rows(len(problem.x)), decimals=decimals)
         steps = who_steps(t, heading) if who else [*run_steps(t), *who_steps(t, heading)]
-    _emit(env, t, steps, opts)
+    _show_trace(env, t, steps, opts)

@@ -74,11 +74,11 @@ def config(t: Trace) -> dict[str, Any]:
 def trace_to_dict(t: Trace) -> dict[str, Any]:
     """the documented JSON form of a trace; a single-query trace holds that query's rows"""
     heads = []
-    for a, h in enumerate(t.heads, start=1):
+    for a, h in enumerate(t.heads):
         heads.append({
-            "head": a, "q": floats(h.q), "k": floats(h.k), "v": floats(h.v), "scores": floats(h.scores),
+            "head": a + 1, "q": floats(h.q), "k": floats(h.k), "v": floats(h.v), "scores": floats(h.scores),
             "scaled": floats(h.scaled), "weights": floats(h.weights),
-            "weighted": [{"input": i + 1, "values": floats(w)} for i, w in sorted(h.weighted.items())],
+            "weighted": [{"input": i + 1, "values": floats(t.weighted(a, i))} for i in t.self_check.rows],  # the inputs shown
             "output": floats(h.output),
         })
     return {
@@ -93,10 +93,15 @@ def trace_to_dict(t: Trace) -> dict[str, Any]:
         "heads": heads,
         "concat": floats(t.concat),
         "output": floats(t.output),
-        "check": {"max_abs_diff": t.check.max_abs_diff, "tolerance": t.check.tolerance, "ok": t.check.ok,
-                  "inputs": [r + 1 for r in t.check.rows]},
+        "check": _self_check(t),
         "warnings": list(t.warnings),
     }
+
+
+def _self_check(t: Trace) -> dict[str, Any]:
+    """the JSON "check": step 8's self-check, under the key the contract documents"""
+    c = t.self_check
+    return {"max_abs_diff": c.max_abs_diff, "tolerance": c.tolerance, "ok": c.ok, "inputs": [r + 1 for r in c.rows]}
 
 
 def dumps(data: Any) -> str:

@@ -1,4 +1,4 @@
-"""The one error type attntrace raises for anything a user can fix."""
+"""The errors attntrace raises for anything a user can fix."""
 
 
 class AttntraceError(Exception):
@@ -7,3 +7,14 @@ class AttntraceError(Exception):
     def __init__(self, message: str, exit_code: int = 1) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class OutOfRange(AttntraceError):
+    """a number outside its range: the library names the thing (query, layer, head), the command line its option"""
+
+    def __init__(self, name: str, value: int, top: int, whose: str) -> None:
+        super().__init__(f"{name} {value} is out of range; {whose} 1 to {top}")
+        self.name, self.value, self.top, self.whose = name, value, top, whose
+
+    def as_option(self, option: str) -> str:
+        return f"{option} {self.value} is out of range; {self.whose} 1 to {self.top}"

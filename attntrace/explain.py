@@ -80,13 +80,14 @@ def explain_steps(t: Trace, precision: int) -> list[Step]:
                                        f"= {f(h.weights[0, j])}"))
             else:
                 soft.items.append(Note(f"{head}w({i},{j + 1}) = 0 (masked)"))
+        products = t.weighted(a, t.rows[0])  # [m, d_v]
         for j in range(d.m):
             for c in range(d.d_v):
                 weighted.items.append(Note(
                     f"{head}w({i},{j + 1}) · v{j + 1}[{c + 1}] = {_factor(h.weights[0, j], precision)}×"
-                    f"{_factor(h.v[j, c], precision)} = {f(h.weighted[t.rows[0]][j, c])}"))
+                    f"{_factor(h.v[j, c], precision)} = {f(products[j, c])}"))
         for c in range(d.d_v):
-            parts = _terms([_factor(h.weighted[t.rows[0]][j, c], precision) for j in range(d.m)])
+            parts = _terms([_factor(products[j, c], precision) for j in range(d.m)])
             output.items.append(Note(f"{head}output{i}[{c + 1}] = {parts} = {f(h.output[0, c])}"))
     if p.w_o is not None:
         for c in range(d.d_out):

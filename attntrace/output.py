@@ -1,18 +1,102 @@
-"""The output options every tracing command shares: format, precision, colour, pausing and -o FILE."""
+"""The one output seam: a document (steps and a JSON form) rendered by a registry of formats, then written."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from attntrace.terminal import Environment, write_file
 from attntrace.view import Step
 
+if TYPE_CHECKING:
+    from attntrace.trace import Trace
+
+
+@dataclass(frozen=True)
+class Document:
+    """what a command shows: its steps (every text format renders them) and, when it has one, its JSON form"""
+
+    steps: Sequence[Step] = ()
+    data: Any = None  # the JSON form; None: the document has none
+    plain: str | None = None  # text already laid out (a report), shown instead of the steps in plain
+    preface: Callable[[str], str] | None = None  # text before the steps, per format (a worksheet's instructions)
+
+
+@dataclass(frozen=True)
+class Style:
+    """how a document is laid out: decimals, colour and width (table only), and blank cells (worksheets)"""
+
+    precision: int = 4
+    colour: bool = False
+    width: int = 100
+    blank_from: int | None = None  # steps from this number on have empty cells
+
+
+Renderer = Callable[[Document, Style], list[str]]
+
+
+def _table(document: Document, style: Style) -> list[str]:
+    from attntrace.render import table
+
+    pages = []
+    for step in document.steps:
+        buffer = io.StringIO()
+        table.console(buffer, style.colour, style.width).print(table.render_step(step, style.precision, style.width))
+        pages.append(buffer.getvalue())
+    return pages
+
+
+def _plain(document: Document, style: Style) -> list[str]:
+    if document.plain is not None:
+        return [document.plain]
+    from attntrace.render import plain
+
+    return [plain.render_step(step, style.precision, _blank(step, style)) for step in document.steps]
+
+
+def _markdown(document: Document, style: Style) -> list[str]:
+    from attntrace.render import markdown
+
+    return [markdown.render_step(step, style.precision, _blank(step, style)) for step in document.steps]
+
+
+def _csv(document: Document, style: Style) -> list[str]:
+    from attntrace.render import csvfmt
+
+    return [csvfmt.render_step(step, style.precision) for step in document.steps]
+
+
+def _json(document: Document, style: Style) -> list[str]:
+    from attntrace.contract import dumps
+
+    return [dumps(document.data)]
+
+
+def _blank(step: Step, style: Style) -> bool:
+    return style.blank_from is not None and step.number >= style.blank_from
+
+
+FORMATS: dict[str, Renderer] = {"table": _table, "plain": _plain, "json": _json, "csv": _csv, "markdown": _markdown}
+STEP_FORMATS = ("table", "plain", "csv", "markdown")  # what any document with steps can be shown as
+
+
+def render(document: Document, fmt: str, style: Style) -> list[str]:
+    """the document as pages of text in one of FORMATS"""
+    if fmt == "json" and document.data is None:
+        raise ValueError("this document has no JSON form")
+    pages = FORMATS[fmt](document, style)
+    if document.preface is not None and fmt != "json":
+        pages = [document.preface(fmt), *pages]
+    return pages
+
 
 @dataclass(frozen=True)
 class OutputOptions:
+    """the output options every showing command shares: format, precision, colour, pausing, -o FILE, exports"""
+
     format: str | None = None  # None: table in a terminal, plain otherwise
     precision: int = 4
     pause: bool = False
@@ -27,59 +111,13 @@ class OutputOptions:
         return "table" if env.stdout_isatty and self.output is None else "plain"
 
 
-def render_steps(steps: Sequence[Step], fmt: str, precision: int, colour: bool, width: int,
-                 blank_from: int | None = None) -> list[str]:
-    """each step as text in the given format; steps from blank_from on have empty cells (worksheets)"""
-    if fmt == "table":
-        from attntrace.render import table
-
-        out = []
-        for step in steps:
-            buffer = io.StringIO()
-            table.console(buffer, colour, width).print(table.render_step(step, precision, width))
-            out.append(buffer.getvalue())
-        return out
-    if fmt == "csv":
-        from attntrace.render import csvfmt
-
-        return [csvfmt.render_step(step, precision) for step in steps]
-    if fmt == "plain":
-        from attntrace.render import plain as module
-    else:
-        from attntrace.render import markdown as module  # type: ignore[no-redef]
-    return [module.render_step(step, precision, blank_from is not None and step.number >= blank_from) for step in steps]
-
-
-def show_steps(env: Environment, steps: Sequence[Step], opts: OutputOptions) -> None:
-    """write the steps, pausing after each one when a person is watching"""
+def show(env: Environment, document: Document, opts: OutputOptions, blank_from: int | None = None) -> None:
+    """render the document as asked and write it (and its exports), pausing after each step when a person watches"""
     fmt = opts.resolved_format(env)
     to_file = opts.output is not None
     width = env.width if env.stdout_isatty and not to_file else 100
-    pages = render_steps(steps, fmt, opts.precision, env.colour(opts.color, to_file), width)
-    export(steps, opts)
-    show_text(env, pages, opts)
-
-
-EXPORT_WIDTH = 120
-
-
-def export(steps: Sequence[Step], opts: OutputOptions) -> None:
-    """the coloured tables as an SVG picture or an HTML page, exactly as a terminal would show them"""
-    if opts.export_svg is None and opts.export_html is None:
-        return
-    from attntrace.render import table
-
-    recorder = table.console(io.StringIO(), True, EXPORT_WIDTH, record=True)
-    for step in steps:
-        recorder.print(table.render_step(step, opts.precision, EXPORT_WIDTH))
-    if opts.export_svg is not None:
-        write_file(opts.export_svg, recorder.export_svg(title="attntrace", clear=False))
-    if opts.export_html is not None:
-        write_file(opts.export_html, recorder.export_html(clear=False))
-
-
-def show_text(env: Environment, pages: Sequence[str], opts: OutputOptions) -> None:
-    """write pages of text; all at once (never half-printed) unless pausing between them"""
+    pages = render(document, fmt, Style(opts.precision, env.colour(opts.color, to_file), width, blank_from))
+    export(document.steps, opts)
     if opts.output is not None:
         write_file(opts.output, "".join(pages))
         return
@@ -90,3 +128,50 @@ def show_text(env: Environment, pages: Sequence[str], opts: OutputOptions) -> No
         env.write(page)
         if number + 1 < len(pages) and not env.pause():
             return
+
+
+EXPORT_WIDTH = 120
+
+
+def _recorder(steps: Sequence[Step], precision: int) -> Any:
+    from attntrace.render import table
+
+    recorder = table.console(io.StringIO(), True, EXPORT_WIDTH, record=True)
+    for step in steps:
+        recorder.print(table.render_step(step, precision, EXPORT_WIDTH))
+    return recorder
+
+
+def export(steps: Sequence[Step], opts: OutputOptions) -> None:
+    """the coloured tables as an SVG picture or an HTML page, exactly as a terminal would show them"""
+    if opts.export_svg is None and opts.export_html is None:
+        return
+    recorder = _recorder(steps, opts.precision)
+    if opts.export_svg is not None:
+        write_file(opts.export_svg, recorder.export_svg(title="attntrace", clear=False))
+    if opts.export_html is not None:
+        write_file(opts.export_html, recorder.export_html(clear=False))
+
+
+def trace_document(t: Trace) -> Document:
+    """a trace as `run` shows it (every input), or as `step` does (one input)"""
+    from attntrace.contract import trace_to_dict
+    from attntrace.view import run_steps, step_steps
+
+    return Document(run_steps(t) if t.query is None else step_steps(t), trace_to_dict(t))
+
+
+def render_trace(t: Trace, fmt: str = "plain", precision: int = 4) -> str:
+    """what `attntrace run FILE --format FMT` prints (or `step --input N`, for a one-input trace)"""
+    if fmt not in FORMATS:
+        from attntrace.errors import AttntraceError
+
+        raise AttntraceError(f'unknown format "{fmt}"; use {", ".join(FORMATS)}')
+    return "".join(render(trace_document(t), fmt, Style(precision)))
+
+
+def trace_html(t: Trace, precision: int = 4) -> str:
+    """the coloured tables of the HTML export, for a notebook"""
+    fragment = '<pre style="font-family:Menlo,\'DejaVu Sans Mono\',consolas,monospace;line-height:1.2">{code}</pre>'
+    return str(_recorder(trace_document(t).steps, precision).export_html(clear=False, inline_styles=True,
+                                                                         code_format=fragment))

@@ -58,13 +58,14 @@ class Environment:
         self.stderr.flush()
 
     def write(self, text: str) -> None:
-        """write data to stdout; a reader that has gone away (| head) ends the run quietly"""
-        try:
-            self.stdout.write(text)
-            self.stdout.flush()
-        except BrokenPipeError:
+        """write data to stdout; a reader that has gone away (| head) raises BrokenPipeError, which main() ends quietly"""
+        self.stdout.write(text)
+        self.stdout.flush()
+
+    def quiet_stdout(self) -> None:
+        """after a broken pipe: point stdout at /dev/null, so the interpreter's last flush cannot fail"""
+        if self.stdout is sys.stdout:
             _silence_stdout()
-            raise SystemExit(ExitStatus.SUCCESS) from None
 
     def pause(self) -> bool:
         """wait for a key on the terminal; False when the user asks to quit"""

@@ -1,12 +1,38 @@
-"""The trace: every intermediate of the eight steps, as frozen data that renderers only read."""
+"""The trace: every intermediate of the eight steps, as read-only data that renderers only read."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 
+from attntrace.maths import round_half_up
 from attntrace.problem import Dims, Problem
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    """a, unwritable; a view of memory still writable elsewhere (the caller's problem, say) is copied first"""
+    base = a.base
+    base_read_only = isinstance(base, np.ndarray) and not base.flags.writeable
+    if base is not None and not base_read_only:
+        a = a.copy()
+    a.setflags(write=False)
+    return a
+
+
+def _freeze(data: Any) -> None:
+    """make every array field of a frozen dataclass read-only, so a trace's numbers cannot be overwritten"""
+    for f in fields(data):
+        value = getattr(data, f.name)
+        if isinstance(value, np.ndarray):
+            object.__setattr__(data, f.name, read_only(value))
+
+
+def weighted_values(weights: np.ndarray, v: np.ndarray, decimals: int | None) -> np.ndarray:
+    """step 6, shared by the engine and Trace.weighted so both agree to the last bit: [..., m], [m, d_v] -> [..., m, d_v]"""
+    products = weights[..., None] * v  # w_ij * v_j for every key j
+    return products if decimals is None else round_half_up(products, decimals)
 
 
 @dataclass(frozen=True)
@@ -25,17 +51,19 @@ class HeadTrace:
     scores: np.ndarray  # [n_q, m] raw q_i · k_j
     scaled: np.ndarray  # [n_q, m] scores / s, -inf where masked
     weights: np.ndarray  # [n_q, m] softmax rows, 0 where masked
-    weighted: dict[int, np.ndarray]  # row -> [m, d_v] w_ij * v_j, for the rows being shown
     output: np.ndarray  # [n_q, d_v]
+
+    def __post_init__(self) -> None:
+        _freeze(self)
 
 
 @dataclass(frozen=True)
-class Check:
+class SelfCheck:
     """step 8: softmax(Q K^T / s) V against each shown row recomputed on its own from q_i, K and V"""
 
     max_abs_diff: float
     tolerance: float
-    rows: tuple[int, ...]  # the rows (from 0) recomputed
+    rows: tuple[int, ...]  # the rows (from 0) recomputed: the ones asked to be shown
 
     @property
     def ok(self) -> bool:
@@ -55,11 +83,46 @@ class Trace:
     heads: tuple[HeadTrace, ...]
     concat: np.ndarray  # [n_q, heads * d_v]
     output: np.ndarray  # [n_q, d_out]
-    check: Check
+    self_check: SelfCheck
     decimals: int | None  # carried rounding, if any
-    warnings: tuple[str, ...]
+    fully_masked: tuple[int, ...]  # the traced rows (from 0) whose every key is masked: weights and output all 0
+
+    def __post_init__(self) -> None:
+        _freeze(self)
 
     @property
     def row_labels(self) -> tuple[str, ...]:
         labels = self.problem.labels
         return tuple(labels[r] for r in self.rows)
+
+    def weighted(self, head: int, row: int) -> np.ndarray:
+        """step 6 for input `row` (from 0) in head `head` (from 0), derived when asked: [m, d_v] w_ij * v_j"""
+        if row not in self.rows:
+            raise ValueError(f"row {row} is not traced; this trace holds rows {list(self.rows)}")
+        h = self.heads[head]
+        return weighted_values(h.weights[self.rows.index(row)], h.v, self.decimals)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """what is worth a warning, in words; the words belong to the view"""
+        from attntrace import view
+
+        return tuple(view.warnings(self))
+
+    def to_dict(self) -> dict[str, Any]:
+        """the documented JSON form, for library users"""
+        from attntrace.contract import trace_to_dict
+
+        return trace_to_dict(self)
+
+    def render(self, format: str = "plain", precision: int = 4) -> str:
+        """what the command line prints for this trace, for library users"""
+        from attntrace.output import render_trace
+
+        return render_trace(self, format, precision)
+
+    def _repr_html_(self) -> str:
+        """the coloured tables, when a notebook shows a trace"""
+        from attntrace.output import trace_html
+
+        return trace_html(self)

@@ -59,7 +59,7 @@ def walk_rows(n: int) -> list[int]:
 def run_steps(t: Trace) -> list[Step]:
     """the eight steps for every input"""
     steps = [_inputs(t), _weights(t), _derive(t, "Step 3 · derive Q, K, V")]
-    shown = [r for r in walk_rows(t.dims.n) if r in t.heads[0].weighted]
+    shown = [r for r in walk_rows(t.dims.n) if r in t.self_check.rows]  # the rows the trace was asked to show
     for index, row in enumerate(shown):
         steps.extend(_query_steps(t, row))
         if index + 1 < len(shown) and shown[index + 1] != row + 1:
@@ -169,11 +169,11 @@ def _query_steps(t: Trace, row: int) -> list[Step]:
                                       (n, "scaled", j)))
         soft.items.append(Block(f"{head}w({i}, j) = softmax over j", "weights", (label,), keys, h.weights[j:j + 1],
                                 (n, "weights", j)))
-        weighted.items.append(Block(f"{head}w({i}, j) · v_j", "weighted", keys, numbered(d.d_v), h.weighted[row],
+        weighted.items.append(Block(f"{head}w({i}, j) · v_j", "weighted", keys, numbered(d.d_v), t.weighted(a, row),
                                     (n, "weighted", j)))
         output.items.append(Block(f"{head}output {i} = Σ_j w({i}, j) · v_j", "output", (label,), numbered(d.d_v),
                                   h.output[j:j + 1], (n, "output", j)))
-    if t.allowed is not None and not t.allowed[j].any():
+    if row in t.fully_masked:
         soft.items.append(Note(f"every key is masked for input {i}: its weights are 0 and its output is 0"))
     if d.heads > 1:
         output.items.append(Block(f"concat(heads) for input {i}", "output", (label,), numbered(d.heads * d.d_v),
@@ -215,7 +215,7 @@ def _every(t: Trace) -> Step:
         formula = "concat · W_O" + (" + b_o" if p.b_o is not None else "")
         step.items.append(Block(f"output = {formula}", "output", p.labels, numbered(d.d_out), t.output,
                                 (None, "output", None)))
-    c = t.check
+    c = t.self_check
     if t.decimals is not None:
         step.items.append(Note(
             f"check: with rounding carried at {t.decimals} decimal{'s' * (t.decimals != 1)}, the row-by-row outputs differ from "
@@ -228,6 +228,13 @@ def _every(t: Trace) -> Step:
         step.items.append(Note(f"check FAILED: softmax(Q K^T / s) V differs from the row-by-row outputs by "
                                f"{c.max_abs_diff:.3e}"))
     return step
+
+
+def warnings(t: Trace) -> list[str]:
+    """the trace's facts worth a warning, in words: each input whose every key is masked"""
+    labels = t.problem.labels
+    return [f"input {i + 1} ({labels[i]}): every key is masked, so its weights are all 0 and its output is 0"
+            for i in t.fully_masked]
 
 
 def experiment_steps(result: Any) -> list[Step]:

@@ -1,9 +1,10 @@
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from attntrace import cli
 from attntrace.terminal import Environment
@@ -13,33 +14,40 @@ SAMPLES = ROOT / "samples"
 
 
 class Run:
-    def __init__(self, result):
-        self.code = result.exit_code
-        self.out = result.stdout
-        self.err = result.stderr
-        self.exception = result.exception
+    def __init__(self, code: int, out: str, err: str):
+        self.code = code
+        self.out = out
+        self.err = err
 
 
 @pytest.fixture
-def attntrace():
-    """run the command line in-process, as a pipe would (no terminal)"""
+def environment():
+    """what the command line is attached to: a pipe unless a test sets a terminal (see `terminal`)"""
+    return {"make": lambda: Environment(stdout_isatty=False, stdin_isatty=False)}
+
+
+@pytest.fixture
+def attntrace(environment):
+    """run the command line in-process through cli.main, with stdin, stdout, stderr and os.environ isolated"""
 
     def invoke(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Run:
-        result = CliRunner().invoke(cli.app, [str(a) for a in args], input=input, env=env)
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
-            raise result.exception
-        return Run(result)
+        runner = CliRunner()
+        with runner.isolation(input=input, env=env) as (out, err, _):
+            code = cli.main([str(a) for a in args], env=environment["make"]())
+            sys.stdout.flush()
+            sys.stderr.flush()
+            return Run(code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8"))
 
     return invoke
 
 
 @pytest.fixture
-def terminal(monkeypatch):
+def terminal(environment):
     """make the command line believe it writes to a terminal of the given width"""
 
     def set_terminal(width: int = 100, keys: str = "") -> None:
         pressed = iter(keys)
-        monkeypatch.setattr(cli, "environment", lambda: Environment(
-            stdout_isatty=True, stdin_isatty=True, no_color=False, width=width, read_key=lambda: next(pressed)))
+        environment["make"] = lambda: Environment(stdout_isatty=True, stdin_isatty=True, no_color=False, width=width,
+                                                  read_key=lambda: next(pressed))
 
     return set_terminal

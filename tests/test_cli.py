@@ -69,12 +69,10 @@ def test_table_is_the_default_in_a_terminal_with_colour(attntrace, terminal):
     assert r.code == 0 and "\x1b[" in r.out and "━" in r.out
 
 
-def test_no_color_turns_colour_off_in_a_terminal(attntrace, monkeypatch):
-    from attntrace import cli
+def test_no_color_turns_colour_off_in_a_terminal(attntrace, environment):
     from attntrace.terminal import Environment
 
-    monkeypatch.setattr(cli, "environment", lambda: Environment(stdout_isatty=True, stdin_isatty=True, no_color=True,
-                                                                width=100))
+    environment["make"] = lambda: Environment(stdout_isatty=True, stdin_isatty=True, no_color=True, width=100)
     r = attntrace("run")
     assert r.code == 0 and "\x1b[" not in r.out and "━" in r.out
 

@@ -28,15 +28,26 @@ def test_worked_example_softmax_and_output_in_closed_form():
     expected = np.array([1 + 4 * E2, 2 + 14 * E2, 3 * (1 + E2)]) / (1 + 2 * E2)
     np.testing.assert_allclose(t.output[0], expected, rtol=1e-15)
     np.testing.assert_allclose(t.output[0], [1.93662, 6.68311, 1.59507], atol=5e-6)
-    assert t.divisor == 1.0 and t.check.ok
+    assert t.divisor == 1.0 and t.self_check.ok
 
 
 def test_weighted_values_sum_to_the_output():
     t = trace(example())
     h = t.heads[0]
     for i in range(3):
-        np.testing.assert_allclose(h.weighted[i], h.weights[i][:, None] * h.v)
-        np.testing.assert_allclose(h.weighted[i].sum(axis=0), h.output[i])
+        np.testing.assert_allclose(t.weighted(0, i), h.weights[i][:, None] * h.v)
+        np.testing.assert_allclose(t.weighted(0, i).sum(axis=0), h.output[i])
+
+
+def test_carried_weighted_values_are_rounded_and_sum_to_the_rounded_output():
+    t = trace(example(), decimals=1)
+    assert t.weighted(0, 0).tolist() == [[0.1, 0.2, 0.3], [1.0, 4.0, 0.0], [1.0, 3.0, 1.5]]
+    assert round_half_up(t.weighted(0, 0).sum(axis=0), 1).tolist() == t.output[0].tolist()
+
+
+def test_weighted_values_of_a_row_the_trace_does_not_hold_are_refused():
+    with pytest.raises(ValueError, match="row 0 is not traced"):
+        trace(example(), query=2).weighted(0, 0)
 
 
 def test_carried_rounding_at_one_decimal_reproduces_a_hand_calculation():
@@ -89,7 +100,16 @@ def test_a_fully_masked_query_gets_zero_weights_and_output_and_a_warning():
     t = trace(p)
     assert not np.isnan(t.output).any()
     assert np.all(t.output == 0) and np.all(t.heads[0].weights == 0)
+    assert t.fully_masked == (0, 1, 2)
     assert len(t.warnings) == 3 and "every key is masked" in t.warnings[0]
+
+
+def test_the_facts_behind_a_warning_are_data_and_the_words_come_from_the_view():
+    t = trace(replace(example(), padding=(False, True, True)), query=3)
+    assert trace(example()).fully_masked == () and t.fully_masked == ()
+    t = trace(Problem(x=np.eye(3), padding=(True, True, True)), query=2)
+    assert t.fully_masked == (1,)
+    assert t.warnings == ("input 2 (x2): every key is masked, so its weights are all 0 and its output is 0",)
 
 
 def test_huge_scores_stay_finite():
@@ -123,7 +143,7 @@ def test_heads_split_columns_and_w_o_joins_them():
 def test_single_query_holds_that_row_only():
     t = trace(example(), query=2)
     assert t.rows == (1,) and t.heads[0].scores.tolist() == [[4, 16, 12]]
-    assert list(t.heads[0].weighted) == [1]
+    np.testing.assert_array_equal(t.weighted(0, 1), trace(example()).weighted(0, 1))
 
 
 @pytest.mark.parametrize("query", [0, 4, -1])
@@ -132,9 +152,10 @@ def test_single_query_out_of_range(query):
         trace(example(), query=query)
 
 
-def test_show_limits_the_weighted_values_formed():
+def test_show_limits_the_rows_recomputed_not_the_values_at_hand():
     t = trace(example(), show=[0, 2])
-    assert sorted(t.heads[0].weighted) == [0, 2]
+    assert t.self_check.rows == (0, 2)
+    np.testing.assert_array_equal(t.weighted(0, 1), trace(example()).weighted(0, 1))
 
 
 def test_intermediates_are_float64():
@@ -143,9 +164,10 @@ def test_intermediates_are_float64():
 
 
 def test_step_8_recomputes_each_shown_row_on_its_own():
-    assert trace(example()).check.rows == (0, 1, 2)
-    assert trace(example(), show=[1]).check.rows == (1,)
-    assert trace(example(), query=3).check.rows == (2,)
+    assert trace(example()).self_check.rows == (0, 1, 2)
+    assert trace(example(), show=[1]).self_check.rows == (1,)
+    assert trace(example(), query=3).self_check.rows == (2,)
+    assert trace(example(), query=3, show=[0]).self_check.rows == ()
 
 
 def test_the_check_fails_when_the_row_by_row_result_disagrees(monkeypatch):
@@ -154,5 +176,40 @@ def test_the_check_fails_when_the_row_by_row_result_disagrees(monkeypatch):
 
     monkeypatch.setattr(engine, "attention", lambda q, k, v, s, allowed: softmax(q @ k.T / s) @ v + 1e-3)
     t = trace(example())
-    assert not t.check.ok and t.check.max_abs_diff == pytest.approx(1e-3)
+    assert not t.self_check.ok and t.self_check.max_abs_diff == pytest.approx(1e-3)
     assert "check FAILED" in run_steps(t)[-1].items[-1].text
+
+
+def _arrays(t):
+    heads = [a for h in t.heads for a in vars(h).values() if isinstance(a, np.ndarray)]
+    return [*heads, t.concat, t.output, *([] if t.allowed is None else [t.allowed])]
+
+
+@pytest.mark.parametrize("problem", [
+    example(),
+    Problem(x=np.eye(3), mask=("causal",)),
+    replace(example(), w_q=np.ones((4, 4)), w_k=np.ones((4, 4)), w_v=np.eye(4), heads=2, w_o=np.eye(4), b_o=np.ones(4)),
+])
+@pytest.mark.parametrize("decimals", [None, 2])
+def test_every_array_of_a_trace_is_read_only(problem, decimals):
+    t = trace(problem, decimals=decimals)
+    with pytest.raises(ValueError, match="read-only"):
+        t.output[0, 0] = 99
+    assert not any(a.flags.writeable for a in _arrays(t))
+
+
+def test_the_problems_own_arrays_stay_writable_and_apart_from_the_trace():
+    p = example()
+    p_identity = Problem(x=np.eye(3))
+    t, t_identity = trace(p), trace(p_identity)
+    assert all(a.flags.writeable for a in (p.x, p.w_q, p.w_k, p.w_v, p_identity.x))
+    p.w_q[0, 0] = 99.0
+    p_identity.x[0, 0] = 99.0
+    assert t.heads[0].w_q[0, 0] == 1.0 and t_identity.heads[0].k[0, 0] == 1.0 and t_identity.heads[0].q[0, 0] == 1.0
+
+
+def test_to_dict_is_the_documented_json_form():
+    from attntrace.contract import trace_to_dict
+
+    t = trace(example(), query=2)
+    assert t.to_dict() == trace_to_dict(t)

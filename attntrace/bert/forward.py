@@ -9,7 +9,7 @@ import numpy as np
 from attntrace.bert.files import Model
 from attntrace.bert.tokenize import Encoding
 from attntrace.engine import trace
-from attntrace.errors import AttntraceError
+from attntrace.errors import OutOfRange
 from attntrace.problem import Problem
 
 _erf = np.frompyfunc(math.erf, 1, 1)
@@ -70,13 +70,9 @@ def block(model: Model, e: Encoding, x: np.ndarray, layer: int) -> np.ndarray:
 
 def hidden_entering(model: Model, e: Encoding, layer: int) -> np.ndarray:
     """[n, hidden]: the hidden state that enters layer (from 1)"""
-    check_range("--layer", layer, model.layers, "layers")
+    if not 1 <= layer <= model.layers:
+        raise OutOfRange("layer", layer, model.layers, "this model has layers")
     x = embed(model, e)
     for earlier in range(1, layer):
         x = block(model, e, x, earlier)
     return x
-
-
-def check_range(option: str, value: int, top: int, what: str) -> None:
-    if not 1 <= value <= top:
-        raise AttntraceError(f"{option} {value} is out of range; this model has {what} 1 to {top}")

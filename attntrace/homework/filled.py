@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attntrace.engine import trace
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.homework.sheet import MAX_PRECISION, STEPS, Key, Sheet, SheetError
 from attntrace.homework.worksheet import intro
 from attntrace.problem import Problem
@@ -72,7 +72,8 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
     try:
         t = trace(problem, query=query, decimals=precision)
     except AttntraceError as e:
-        raise SheetError(f"{origin}: this worksheet does not fit the problem: {e}") from None
+        reason = e.as_option("--input") if isinstance(e, OutOfRange) else str(e)
+        raise SheetError(f"{origin}: this worksheet does not fit the problem: {reason}") from None
     _same_instructions(t, precision, flat, origin)
     tables = [_Table(item, _norm(step.prefix + item.title)) for step in worksheet_steps(t) for item in step.items
               if isinstance(item, Block) and item.answer is not None and item.answer[1] in STEPS]  # step 6 is not marked

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attntrace.contract import floats
 from attntrace.homework.sheet import STEPS, Key
 from attntrace.trace import Trace
+
+if TYPE_CHECKING:
+    from attntrace.output import Document
 
 FORMATS = ("markdown", "plain", "json")
 
@@ -71,14 +74,18 @@ def settings(t: Trace) -> list[str]:
     return out
 
 
-def render(t: Trace, precision: int, key: bool, fmt: str) -> str:
-    """the worksheet as markdown, plain text or a JSON answer sheet; t is traced with the rounding carried"""
-    from attntrace.contract import dumps
-
-    if fmt == "json":
-        return dumps(answer_sheet(t, blank=not key, precision=precision))
-    from attntrace.output import render_steps
+def document(t: Trace, precision: int, key: bool) -> Document:
+    """the worksheet: its instructions and tables (markdown or plain), and its JSON form, an answer sheet"""
+    from attntrace.output import Document
     from attntrace.view import worksheet_steps
 
-    pages = render_steps(worksheet_steps(t), fmt, precision, False, 100, blank_from=None if key else 3)
-    return "".join([intro(t, precision, key, fmt == "markdown"), *pages])
+    return Document(worksheet_steps(t), answer_sheet(t, blank=not key, precision=precision),
+                    preface=lambda fmt: intro(t, precision, key, fmt == "markdown"))
+
+
+def render(t: Trace, precision: int, key: bool, fmt: str) -> str:
+    """the worksheet as markdown, plain text or a JSON answer sheet; t is traced with the rounding carried"""
+    from attntrace.output import Style
+    from attntrace.output import render as render_document
+
+    return "".join(render_document(document(t, precision, key), fmt, Style(precision, blank_from=None if key else 3)))

@@ -1,0 +1,60 @@
+"""attntrace as a Python library: trace a problem given as arrays or a file, in a notebook or a script."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from attntrace.problem import Problem
+from attntrace.trace import Trace
+
+MATRICES = ("x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "source", "w_o", "b_o")
+
+
+def _plain(value: Any) -> Any:
+    """lists and numpy arrays as they are; anything else with __array__ (a torch tensor, say) as a numpy array"""
+    if value is None or isinstance(value, (list, tuple, np.ndarray)):
+        return value
+    if hasattr(value, "__array__"):
+        return np.asarray(value, dtype=np.float64)
+    return value
+
+
+def load(path: str | Path | None = None) -> Problem:
+    """the problem in a file (JSON, a CSV directory, .npz, or - for stdin); None: the built-in worked example"""
+    from attntrace.load.problemfile import load as load_problem
+
+    return load_problem(None if path is None else str(path))
+
+
+def trace(problem: Problem | None = None, *, query: int | None = None, decimals: int | None = None,
+          **given: Any) -> Trace:
+    """every intermediate of the eight steps, for every input or only input `query` (from 1).
+
+    problem: a Problem, or None to build one from the keyword arguments, which are the problem file's keys
+    (x, w_q, w_k, w_v, b_q, b_k, b_v, source, w_o, b_o as lists, numpy arrays or tensors; scale, mask, window,
+    padding, heads, tokens, source_tokens, name, layout); with a problem, they replace its own.
+    decimals: round every intermediate to this many decimals and carry it on, as a hand calculation does.
+    """
+    from attntrace.engine import trace as trace_problem
+    from attntrace.load.problemfile import checked, from_dict
+    from attntrace.view import walk_rows
+
+    data = {key: _plain(value) for key, value in given.items()}
+    if problem is None:
+        problem = from_dict(data, "trace()") if data else load(None)
+    elif data:
+        from attntrace.contract import problem_to_dict
+
+        merged = {**problem_to_dict(problem), **data}
+        for key in MATRICES:
+            value = getattr(problem, key)
+            if key not in data and value is not None:
+                merged[key] = value  # exactly, not through JSON numbers
+        problem = from_dict(merged, "trace()")
+    else:
+        problem = checked(problem, "trace()")
+    rows = None if query is not None else walk_rows(len(problem.x))
+    return trace_problem(problem, query=query, show=rows, decimals=decimals)

@@ -1,0 +1,25 @@
+"""What `validate` says about a problem: its kind and sizes, computed from the problem, never traced."""
+
+from __future__ import annotations
+
+from attntrace.problem import Problem, dims
+
+
+def scale_text(scale: bool | float) -> str:
+    if scale is True:
+        return "true (divide the scores by sqrt(d_k))"
+    return "false (no scaling)" if scale is False else f"divide the scores by {scale:g}"
+
+
+def describe(problem: Problem, origin: str) -> str:
+    """the problem's kind, n, m, d_model, d_k, d_v per head, heads, d_out, scale and masks, one a line"""
+    d = dims(problem)
+    kind = f"cross-attention, m = {d.m} source rows" if problem.source is not None else "self-attention"
+    lines = [
+        f"{origin}: a valid problem ({kind})",
+        f"n        {d.n}", f"m        {d.m}", f"d_model  {d.d_model}",
+        *([f"d_src    {d.d_src}"] if problem.source is not None else []),
+        f"d_k      {d.d_k} per head", f"d_v      {d.d_v} per head", f"heads    {d.heads}", f"d_out    {d.d_out}",
+        f"scale    {scale_text(problem.scale)}", f"masks    {', '.join(problem.masks) or 'none'}",
+    ]
+    return "\n".join(lines) + "\n"
