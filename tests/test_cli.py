@@ -70,7 +70,7 @@ def test_table_is_the_default_in_a_terminal_with_colour(attntrace, terminal):
 
 
 def test_no_color_turns_colour_off_in_a_terminal(attntrace, environment):
-    from attntrace.terminal import Environment
+    from attntrace.cli.terminal import Environment
 
     environment["make"] = lambda: Environment(stdout_isatty=True, stdin_isatty=True, no_color=True, width=100)
     r = attntrace("run")
@@ -120,8 +120,8 @@ def test_huge_matrices_are_elided_in_the_middle(attntrace, tmp_path):
 
 def test_precision(attntrace):
     assert "1.94  6.68  1.60" in attntrace("run", "--precision", "2").out
-    from attntrace.engine import trace
-    from attntrace.problem import example
+    from attntrace.model.engine import trace
+    from attntrace.model.problem import example
 
     assert f"{trace(example()).output[0, 0]:.10f}" in attntrace("run", "-p", "10").out
 
@@ -207,7 +207,7 @@ def test_validate_reports_errors(attntrace, tmp_path):
 
 
 def test_schema_is_json_schema_naming_every_key(attntrace):
-    from attntrace.load.problemfile import KEYS
+    from attntrace.files.problemfile import KEYS
 
     doc = _json(attntrace("schema"))
     assert doc["$schema"].startswith("https://json-schema.org") and set(KEYS) <= set(doc["properties"])

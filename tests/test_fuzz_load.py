@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attntrace.errors import AttntraceError
-from attntrace.load import csvfile, jsonfile
-from attntrace.load.problemfile import from_dict
+from attntrace.files import csvfile, jsonfile
+from attntrace.files.problemfile import from_dict
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),

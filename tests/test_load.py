@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from attntrace.engine import trace
-from attntrace.load.problemfile import load
+from attntrace.files.problemfile import load
+from attntrace.model.engine import trace
 from tests.conftest import SAMPLES
 
 GOOD = json.loads((SAMPLES / "worked_example.json").read_text())
@@ -217,6 +217,6 @@ def test_torch_layout_transposes_the_weights():
     data = {**GOOD, "layout": "torch"}
     for key in ("w_q", "w_k", "w_v"):
         data[key] = np.array(GOOD[key]).T.tolist()
-    from attntrace.load.problemfile import from_dict
+    from attntrace.files.problemfile import from_dict
 
     np.testing.assert_array_equal(trace(from_dict(data, "t")).output, trace(load(None)).output)

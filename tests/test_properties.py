@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attntrace.engine import trace
-from attntrace.problem import Problem
+from attntrace.model.engine import trace
+from attntrace.model.problem import Problem
 from tests.strategies import matrix, problems
 
 settings.register_profile("default", max_examples=60, deadline=None)

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from attntrace.engine import trace
-from attntrace.maths import allowed_keys
-from attntrace.problem import Problem
+from attntrace.model.engine import trace
+from attntrace.model.maths import allowed_keys
+from attntrace.model.problem import Problem
 from tests.reference import loops
 
 SEEDS = range(25)

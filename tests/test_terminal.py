@@ -57,7 +57,7 @@ def test_ctrl_c_exits_130_without_a_traceback():
 
 
 def test_sigint_while_running_exits_130():
-    proc = subprocess.Popen([sys.executable, "-c", "import time, attntrace.cli as c; c.exit_on_interrupt(); "
+    proc = subprocess.Popen([sys.executable, "-c", "import time, attntrace.cli.terminal as c; c.exit_on_interrupt(); "
                              "print('ready', flush=True); time.sleep(30)"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=ROOT, text=True)
     assert proc.stdout.readline().strip() == "ready"

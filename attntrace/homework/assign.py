@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attntrace.errors import AttntraceError
-from attntrace.problem import Problem
+from attntrace.model.problem import Problem
 
 if TYPE_CHECKING:
     from _csv import Reader
@@ -28,7 +28,7 @@ MAX_PRECISION = 12
 
 def read_roster(path: str) -> list[str]:
     """the student ids in path, in order: one a line, or a CSV with an `id` column; every error names the file and line"""
-    from attntrace.load.text import read_text
+    from attntrace.files.text import read_text
 
     text = read_text(path)
     rows = _csv_rows(text, path) if _is_csv(path, text) else _plain_rows(text)
@@ -179,8 +179,8 @@ def _check_design(design: Design) -> None:
 
 def problem_for(design: Design, seed: int, student: str) -> Problem:
     """the student's problem: it depends on the class seed and this id only, never on the rest of the roster"""
-    from attntrace.generate import random_problem
-    from attntrace.load.problemfile import checked
+    from attntrace.files.problemfile import checked
+    from attntrace.model.generate import random_problem
 
     _check_design(design)
     problem = random_problem(n=design.tokens, d_model=design.d_model, d_k=design.d_k, d_v=design.d_v,
@@ -198,9 +198,9 @@ def problem_for(design: Design, seed: int, student: str) -> Problem:
 
 def files_for(design: Design, seed: int, student: str) -> dict[str, str]:
     """the text of the student's problem.json, worksheet.md, key.json and key.md"""
-    from attntrace.contract import dumps, problem_to_dict
-    from attntrace.engine import trace
     from attntrace.homework.worksheet import render
+    from attntrace.model.contract import dumps, problem_to_dict
+    from attntrace.model.engine import trace
 
     problem = problem_for(design, seed, student)
     t = trace(problem, decimals=design.precision)

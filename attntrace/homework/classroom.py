@@ -9,7 +9,7 @@ from pathlib import Path
 from attntrace.errors import AttntraceError
 from attntrace.homework import sheet as sheets
 from attntrace.homework.marking import Marker, Report, Rule
-from attntrace.problem import Problem
+from attntrace.model.problem import Problem
 
 SHEET_SUFFIXES = (".json", *sheets.TEXT_SUFFIXES)
 NOT_SHEETS = ("problem.json", "key.json", "key.md", "worksheet.md", "worksheet.txt")  # what `assign` hands out
@@ -27,8 +27,8 @@ def is_problem(path: str) -> bool:
         return True
     if p.suffix.lower() != ".json":
         return False
-    from attntrace.load import jsonfile
-    from attntrace.load.text import read_text
+    from attntrace.files import jsonfile
+    from attntrace.files.text import read_text
 
     try:
         data = jsonfile.parse(read_text(p), path)

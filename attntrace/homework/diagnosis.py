@@ -9,7 +9,7 @@ import numpy as np
 
 from attntrace.homework.marking import WRONG, Item, close, rounds_to
 from attntrace.homework.steps import recompute
-from attntrace.trace import Trace
+from attntrace.model.trace import Trace
 
 if TYPE_CHECKING:
     from attntrace.homework.marking import Work

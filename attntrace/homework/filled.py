@@ -13,14 +13,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attntrace.engine import trace
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.homework.sheet import MAX_PRECISION, STEPS, Key, Sheet, SheetError
 from attntrace.homework.worksheet import intro
-from attntrace.problem import Problem
+from attntrace.model.engine import trace
+from attntrace.model.problem import Problem
+from attntrace.model.trace import Trace
 from attntrace.render.layout import MAX_SHOWN
-from attntrace.trace import Trace
-from attntrace.view import Block, worksheet_steps
+from attntrace.views.page import Block
+from attntrace.views.steps import worksheet_steps
 
 MARKDOWN = re.compile(r"\s*#+\s*Worksheet:")  # the first line of a markdown worksheet; a plain one has no #
 ASKS = re.compile(r"Compute self-attention for (?:every input|input (\d+) only)")

@@ -7,12 +7,12 @@ from decimal import Decimal
 
 import numpy as np
 
-from attntrace.engine import trace
 from attntrace.homework.sheet import Key, Sheet, SheetError
 from attntrace.homework.worksheet import asked
-from attntrace.maths import round_half_up
-from attntrace.problem import Problem, dims
-from attntrace.trace import Trace
+from attntrace.model.engine import trace
+from attntrace.model.maths import round_half_up
+from attntrace.model.problem import Problem, dims
+from attntrace.model.trace import Trace
 
 STEP = {"q": 3, "k": 3, "v": 3, "scores": 4, "scaled": 4, "weights": 5, "output": 7}
 NAMES = {"q": "Q", "k": "K", "v": "V", "scores": "scores", "scaled": "scaled scores", "weights": "weights",

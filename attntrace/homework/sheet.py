@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError
-from attntrace.load import csvfile, jsonfile
-from attntrace.load.text import read_text
+from attntrace.files import csvfile, jsonfile
+from attntrace.files.text import read_text
 
 STEPS = ("q", "k", "v", "scores", "scaled", "weights", "output")
 Key = tuple[int | None, str]  # (head from 1, or None for the final output; a step of STEPS)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attntrace.maths import round_half_up, softmax
+from attntrace.model.maths import round_half_up, softmax
 
 if TYPE_CHECKING:
     from attntrace.homework.marking import Own, Redo, Work

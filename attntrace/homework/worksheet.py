@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from attntrace.contract import floats
 from attntrace.homework.sheet import STEPS, Key
-from attntrace.trace import Trace
+from attntrace.model.contract import floats
+from attntrace.model.trace import Trace
 
 if TYPE_CHECKING:
-    from attntrace.output import Document
+    from attntrace.render.document import Document
 
 FORMATS = ("markdown", "plain", "json")
 
@@ -76,8 +76,8 @@ def settings(t: Trace) -> list[str]:
 
 def document(t: Trace, precision: int, key: bool) -> Document:
     """the worksheet: its instructions and tables (markdown or plain), and its JSON form, an answer sheet"""
-    from attntrace.output import Document
-    from attntrace.view import worksheet_steps
+    from attntrace.render.document import Document
+    from attntrace.views.steps import worksheet_steps
 
     return Document(worksheet_steps(t), answer_sheet(t, blank=not key, precision=precision),
                     preface=lambda fmt: intro(t, precision, key, fmt == "markdown"))
@@ -85,7 +85,7 @@ def document(t: Trace, precision: int, key: bool) -> Document:
 
 def render(t: Trace, precision: int, key: bool, fmt: str) -> str:
     """the worksheet as markdown, plain text or a JSON answer sheet; t is traced with the rounding carried"""
-    from attntrace.output import Style
-    from attntrace.output import render as render_document
+    from attntrace.render.document import Style
+    from attntrace.render.document import render as render_document
 
     return "".join(render_document(document(t, precision, key), fmt, Style(precision, blank_from=None if key else 3)))

@@ -7,7 +7,7 @@ import io
 from typing import Any
 
 from attntrace.render.layout import cells
-from attntrace.view import Block, Note, Step
+from attntrace.views.page import Block, Note, Step
 
 
 def render_step(step: Step, precision: int) -> str:

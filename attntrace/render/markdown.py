@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from attntrace.render.layout import cells, hidden_line, shown
-from attntrace.view import Block, Note, Step
+from attntrace.views.page import Block, Note, Step
 
 
 def render_step(step: Step, precision: int, blank: bool = False) -> str:

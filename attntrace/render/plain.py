@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from attntrace.render.layout import cells, hidden_line, runs, shown
-from attntrace.view import Block, Note, Step
+from attntrace.views.page import Block, Note, Step
 
 WIDTH = 80  # fixed, whatever the terminal: two students' files must diff cleanly
 

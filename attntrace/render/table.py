@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from attntrace.render.layout import cells, hidden_line, runs, shown
-from attntrace.view import Block, Note, Step
+from attntrace.views.page import Block, Note, Step
 
 COLOURS = {
     "x": "green", "w": "grey70", "q": "red", "k": "dark_orange", "v": "medium_purple",

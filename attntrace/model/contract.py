@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.problem import Problem
-from attntrace.trace import Trace
+from attntrace.model.problem import Problem
+from attntrace.model.trace import Trace
 
 FORMAT = 1
 MATRICES = ("x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "source", "w_o", "b_o")

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.maths import round_half_up
-from attntrace.problem import Dims, Problem
+from attntrace.model.maths import round_half_up
+from attntrace.model.problem import Dims, Problem
 
 
 def read_only(a: np.ndarray) -> np.ndarray:
@@ -105,24 +105,24 @@ class Trace:
     @property
     def warnings(self) -> tuple[str, ...]:
         """what is worth a warning, in words; the words belong to the view"""
-        from attntrace import view
+        from attntrace.views import steps as view
 
         return tuple(view.warnings(self))
 
     def to_dict(self) -> dict[str, Any]:
         """the documented JSON form, for library users"""
-        from attntrace.contract import trace_to_dict
+        from attntrace.model.contract import trace_to_dict
 
         return trace_to_dict(self)
 
     def render(self, format: str = "plain", precision: int = 4) -> str:
         """what the command line prints for this trace, for library users"""
-        from attntrace.output import render_trace
+        from attntrace.render.document import render_trace
 
         return render_trace(self, format, precision)
 
     def _repr_html_(self) -> str:
         """the coloured tables, when a notebook shows a trace"""
-        from attntrace.output import trace_html
+        from attntrace.render.document import trace_html
 
         return trace_html(self)

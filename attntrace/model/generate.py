@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from attntrace.errors import AttntraceError
-from attntrace.problem import Problem
+from attntrace.model.problem import Problem
 
 INITS = ("integers", "normal", "xavier", "kaiming")
 

@@ -1,18 +1,16 @@
-"""The one output seam: a document (steps and a JSON form) rendered by a registry of formats, then written."""
+"""The one output seam: a document (steps and a JSON form) and the registry of formats that render it."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attntrace.terminal import Environment, write_file
-from attntrace.view import Step
+from attntrace.views.page import Step
 
 if TYPE_CHECKING:
-    from attntrace.trace import Trace
+    from attntrace.model.trace import Trace
 
 
 @dataclass(frozen=True)
@@ -70,7 +68,7 @@ def _csv(document: Document, style: Style) -> list[str]:
 
 
 def _json(document: Document, style: Style) -> list[str]:
-    from attntrace.contract import dumps
+    from attntrace.model.contract import dumps
 
     return [dumps(document.data)]
 
@@ -93,70 +91,22 @@ def render(document: Document, fmt: str, style: Style) -> list[str]:
     return pages
 
 
-@dataclass(frozen=True)
-class OutputOptions:
-    """the output options every showing command shares: format, precision, colour, pausing, -o FILE, exports"""
-
-    format: str | None = None  # None: table in a terminal, plain otherwise
-    precision: int = 4
-    pause: bool = False
-    output: Path | None = None
-    color: str = "auto"
-    export_svg: Path | None = None
-    export_html: Path | None = None
-
-    def resolved_format(self, env: Environment) -> str:
-        if self.format is not None:
-            return self.format
-        return "table" if env.stdout_isatty and self.output is None else "plain"
-
-
-def show(env: Environment, document: Document, opts: OutputOptions, blank_from: int | None = None) -> None:
-    """render the document as asked and write it (and its exports), pausing after each step when a person watches"""
-    fmt = opts.resolved_format(env)
-    to_file = opts.output is not None
-    width = env.width if env.stdout_isatty and not to_file else 100
-    pages = render(document, fmt, Style(opts.precision, env.colour(opts.color, to_file), width, blank_from))
-    export(document.steps, opts)
-    if opts.output is not None:
-        write_file(opts.output, "".join(pages))
-        return
-    if not (opts.pause and env.can_pause(False)) or len(pages) < 2:
-        env.write("".join(pages))
-        return
-    for number, page in enumerate(pages):
-        env.write(page)
-        if number + 1 < len(pages) and not env.pause():
-            return
-
-
 EXPORT_WIDTH = 120
 
 
-def _recorder(steps: Sequence[Step], precision: int) -> Any:
+def recorder(steps: Sequence[Step], precision: int) -> Any:
     from attntrace.render import table
 
-    recorder = table.console(io.StringIO(), True, EXPORT_WIDTH, record=True)
+    console = table.console(io.StringIO(), True, EXPORT_WIDTH, record=True)
     for step in steps:
-        recorder.print(table.render_step(step, precision, EXPORT_WIDTH))
-    return recorder
-
-
-def export(steps: Sequence[Step], opts: OutputOptions) -> None:
-    """the coloured tables as an SVG picture or an HTML page, exactly as a terminal would show them"""
-    if opts.export_svg is None and opts.export_html is None:
-        return
-    recorder = _recorder(steps, opts.precision)
-    if opts.export_svg is not None:
-        write_file(opts.export_svg, recorder.export_svg(title="attntrace", clear=False))
-    if opts.export_html is not None:
-        write_file(opts.export_html, recorder.export_html(clear=False))
+        console.print(table.render_step(step, precision, EXPORT_WIDTH))
+    return console
 
 
 def trace_document(t: Trace) -> Document:
     """a trace as `run` shows it (every input), or as `step` does (one input)"""
-    from attntrace.contract import trace_to_dict
-    from attntrace.view import run_steps, step_steps
+    from attntrace.model.contract import trace_to_dict
+    from attntrace.views.steps import run_steps, step_steps
 
     return Document(run_steps(t) if t.query is None else step_steps(t), trace_to_dict(t))
 
@@ -173,5 +123,5 @@ def render_trace(t: Trace, fmt: str = "plain", precision: int = 4) -> str:
 def trace_html(t: Trace, precision: int = 4) -> str:
     """the coloured tables of the HTML export, for a notebook"""
     fragment = '<pre style="font-family:Menlo,\'DejaVu Sans Mono\',consolas,monospace;line-height:1.2">{code}</pre>'
-    return str(_recorder(trace_document(t).steps, precision).export_html(clear=False, inline_styles=True,
+    return str(recorder(trace_document(t).steps, precision).export_html(clear=False, inline_styles=True,
                                                                          code_format=fragment))

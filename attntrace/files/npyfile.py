@@ -8,7 +8,7 @@ import zipfile
 import numpy as np
 
 from attntrace.errors import AttntraceError
-from attntrace.load.text import read_bytes
+from attntrace.files.text import read_bytes
 
 
 def load_npy(path: str) -> np.ndarray:

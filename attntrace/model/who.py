@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attntrace.trace import Trace
+from attntrace.model.trace import Trace
 
 
 @dataclass(frozen=True)

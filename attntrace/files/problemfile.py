@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError
-from attntrace.load import csvfile, jsonfile, values
-from attntrace.load.npyfile import load_npy, load_npz
-from attntrace.load.text import read_text
-from attntrace.problem import MASKS, Problem, dims, example
+from attntrace.files import csvfile, jsonfile, values
+from attntrace.files.npyfile import load_npy, load_npz
+from attntrace.files.text import read_text
+from attntrace.model.problem import MASKS, Problem, dims, example
 
 MATRIX_KEYS = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIAS_KEYS = ("b_q", "b_k", "b_v", "b_o")

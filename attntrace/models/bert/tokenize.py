@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from attntrace.bert.files import INSTALL
 from attntrace.errors import AttntraceError
+from attntrace.models.bert.files import INSTALL
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attntrace.problem import Problem, dims
+from attntrace.model.problem import Problem, dims
 
 
 def scale_text(scale: bool | float) -> str:

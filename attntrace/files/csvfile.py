@@ -7,7 +7,7 @@ import re
 import numpy as np
 
 from attntrace.errors import AttntraceError
-from attntrace.load.values import array
+from attntrace.files.values import array
 
 _QUOTED_DECIMAL_COMMA = re.compile(r'"\s*[-+]?\d+,\d+\s*"')
 

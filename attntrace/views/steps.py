@@ -1,48 +1,17 @@
-"""What each step shows: a trace arranged into titled blocks, the one layout every text renderer reads."""
+"""What each step shows: a trace arranged into the page model's titled blocks, step by step."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from attntrace import who
-from attntrace.trace import Trace
+from attntrace.model import who
+from attntrace.model.trace import Trace
+from attntrace.views.page import Block, Note, Step
 
 WALK_ALL_UP_TO = 16  # above this many inputs, steps 4-7 are walked through for the first 3 and the last
-
-
-@dataclass(frozen=True)
-class Block:
-    """one titled matrix; kind picks its colour (x, w, q, k, v, scores, weights, weighted, output)"""
-
-    title: str
-    kind: str
-    rows: tuple[str, ...]
-    cols: tuple[str, ...]
-    values: np.ndarray  # 2-D; -inf marks a masked cell
-    answer: tuple[int | None, str, int | None] | None = None  # (head from 1 or None for the final output, key,
-    # the row of the trace's arrays shown, or None for all of them): what a worksheet's blank table asks for
-
-
-@dataclass(frozen=True)
-class Note:
-    text: str
-
-
-@dataclass(frozen=True)
-class Step:
-    """one pause point: a step (for one input, in steps 4-7) and what it shows"""
-
-    number: int
-    heading: str
-    items: list[Block | Note] = field(default_factory=list)
-
-    @property
-    def prefix(self) -> str:
-        """what each table title starts with: "Step 3 · ", or nothing outside the eight steps"""
-        return f"Step {self.number} · " if self.number else ""
 
 
 def numbered(n: int, start: int = 1) -> tuple[str, ...]:

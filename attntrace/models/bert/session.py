@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 
-from attntrace.bert.files import DEFAULT_NAME, Model, default_model_dir, load_model
-from attntrace.bert.forward import attention_problem, hidden_entering
-from attntrace.bert.tokenize import Encoding, encode
 from attntrace.errors import OutOfRange
-from attntrace.problem import Problem
+from attntrace.model.problem import Problem
+from attntrace.models.bert.files import DEFAULT_NAME, Model, default_model_dir, load_model
+from attntrace.models.bert.forward import attention_problem, hidden_entering
+from attntrace.models.bert.tokenize import Encoding, encode
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from attntrace.errors import AttntraceError, OutOfRange
-from attntrace.maths import allowed_keys, attention, round_half_up, softmax
-from attntrace.problem import Problem, dims, divisor
-from attntrace.trace import HeadTrace, SelfCheck, Trace, read_only, weighted_values
+from attntrace.model.maths import allowed_keys, attention, round_half_up, softmax
+from attntrace.model.problem import Problem, dims, divisor
+from attntrace.model.trace import HeadTrace, SelfCheck, Trace, read_only, weighted_values
 
 
 def trace(problem: Problem, *, query: int | None = None, show: Iterable[int] | None = None,

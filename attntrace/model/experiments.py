@@ -6,8 +6,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from attntrace.engine import trace
-from attntrace.problem import Problem
+from attntrace.model.engine import trace
+from attntrace.model.problem import Problem
 
 NAMES = ("symmetric", "permute", "similarity", "temperature")
 

@@ -14,9 +14,10 @@ import click
 import typer
 
 from attntrace import __version__
+from attntrace.cli.output import OutputOptions, show
+from attntrace.cli.terminal import Environment, ExitStatus, exit_on_interrupt
 from attntrace.errors import AttntraceError, OutOfRange
-from attntrace.output import Document, OutputOptions, show
-from attntrace.terminal import Environment, ExitStatus, exit_on_interrupt
+from attntrace.render.document import Document
 
 SETTINGS: dict[str, Any] = dict(
     add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True, rich_markup_mode=None,
@@ -161,8 +162,8 @@ InputOpt = Annotated[int, typer.Option("--input", "-i", help="The input to trace
 def _problem(file: Optional[str], env: Environment, *, x: Optional[str] = None, w_q: Optional[str] = None,
              w_k: Optional[str] = None, w_v: Optional[str] = None, **settings: Any):  # type: ignore[no-untyped-def]
     """the problem in file (None: the built-in example) with the command line's matrices and settings in place"""
-    from attntrace.load.problemfile import checked, load
-    from attntrace.problem import override
+    from attntrace.files.problemfile import checked, load
+    from attntrace.model.problem import override
 
     problem = override(load(file, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}), **_settings(**settings))
     for note in problem.notes:
@@ -186,7 +187,7 @@ def _options(fmt: Optional[Enum], precision: int, pause: bool = False, output: O
 
 def _show_trace(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
     """a trace's steps, or its JSON form, after its warnings on stderr"""
-    from attntrace.contract import trace_to_dict
+    from attntrace.model.contract import trace_to_dict
 
     for warning in t.warnings:
         env.message(f"warning: {warning}")
@@ -201,8 +202,8 @@ def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4
         x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None, export_svg: SvgOpt = None,
         export_html: HtmlOpt = None) -> None:
     """The eight steps for every input."""
-    from attntrace.engine import trace
-    from attntrace.view import run_steps, walk_rows
+    from attntrace.model.engine import trace
+    from attntrace.views.steps import run_steps, walk_rows
 
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
@@ -220,9 +221,9 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
          export_html: HtmlOpt = None,
          explain: Annotated[bool, typer.Option("--explain", help="Write out every cell's arithmetic.")] = False) -> None:
     """Steps 4 to 7 for one input, after a reminder of q, K and V."""
-    from attntrace.engine import trace
-    from attntrace.explain import explain_steps
-    from attntrace.view import step_steps
+    from attntrace.model.engine import trace
+    from attntrace.views.explain import explain_steps
+    from attntrace.views.steps import step_steps
 
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
@@ -255,8 +256,8 @@ def experiment(
     color: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
 ) -> None:
     """Run one of the seed articles' experiments on a problem."""
-    from attntrace import experiments
-    from attntrace.view import experiment_steps
+    from attntrace.model import experiments
+    from attntrace.views.steps import experiment_steps
 
     if name not in experiments.NAMES:
         raise typer.BadParameter(f'"{name}" is not one of {", ".join(experiments.NAMES)}', param_hint="NAME")
@@ -270,18 +271,18 @@ def experiment(
 def validate(file: Annotated[str, typer.Argument(help="Problem file, CSV directory, .npz, or - for stdin.")],
              x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None) -> None:
     """Check a problem and print its shapes, without computing anything."""
-    from attntrace.describe import describe
+    from attntrace.views.describe import describe
 
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v)
     env.write(describe(problem, "stdin" if file == "-" else file))
 
 
-@app.command(epilog="Example: attntrace schema > attntrace.schema.json")
+@app.command(epilog="Example: attntrace schema > attntrace.model.schema.json")
 def schema() -> None:
     """Print the JSON Schema of a problem file."""
-    from attntrace.contract import dumps
-    from attntrace.schema import schema as problem_schema
+    from attntrace.model.contract import dumps
+    from attntrace.model.schema import schema as problem_schema
 
     _env().write(dumps(problem_schema()))
 
@@ -299,9 +300,9 @@ def new(
     output: OutputOpt = None,
 ) -> None:
     """Write a ready-to-edit problem with random weights."""
-    from attntrace.contract import problem_to_dict
-    from attntrace.generate import random_problem
-    from attntrace.load.problemfile import checked
+    from attntrace.files.problemfile import checked
+    from attntrace.model.contract import problem_to_dict
+    from attntrace.model.generate import random_problem
 
     names = None if labels is None else tuple(t.strip() for t in labels.split(","))
     problem = checked(random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init,
@@ -363,11 +364,11 @@ def check(
 
     Exit 0 when every intermediate asked for is written and right, 1 otherwise, 2 when a sheet cannot be read.
     """
-    from attntrace.contract import dumps
+    from attntrace.cli.terminal import write_file
     from attntrace.homework import classroom
     from attntrace.homework import report as reports
     from attntrace.homework.marking import Rule
-    from attntrace.terminal import write_file
+    from attntrace.model.contract import dumps
 
     env = _env()
     exact = rtol is not None or atol is not None
@@ -455,8 +456,8 @@ def worksheet(
     heads: HeadsOpt = None,
 ) -> None:
     """An exercise: the problem, then a blank table for each step (with --key, the answers)."""
-    from attntrace.engine import trace
     from attntrace.homework.worksheet import document
+    from attntrace.model.engine import trace
 
     env = _env()
     problem = _problem(file, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads)
@@ -523,12 +524,12 @@ def bert(
     output: OutputOpt = None, color: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
 ) -> None:
     """Trace one head of a real BERT-family model on a sentence (numpy only; no torch, no network)."""
-    from attntrace.bert.session import entering, model_name
-    from attntrace.contract import problem_to_dict
-    from attntrace.engine import trace
-    from attntrace.load.problemfile import checked
-    from attntrace.problem import override
-    from attntrace.view import layer_summary_steps, run_steps, step_steps, walk_rows, who_steps
+    from attntrace.files.problemfile import checked
+    from attntrace.model.contract import problem_to_dict
+    from attntrace.model.engine import trace
+    from attntrace.model.problem import override
+    from attntrace.models.bert.session import entering, model_name
+    from attntrace.views.steps import layer_summary_steps, run_steps, step_steps, walk_rows, who_steps
 
     env = _env()
     with env.progress(f"loading {model_name(model)} and running it up to layer {layer}…"):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from attntrace.trace import Trace
-from attntrace.view import Note, Step
+from attntrace.model.trace import Trace
+from attntrace.views.page import Note, Step
 
 LONG = 8  # dot products longer than this show their first 3 terms, a count, and the last term
 

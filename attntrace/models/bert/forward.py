@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 
-from attntrace.bert.files import Model
-from attntrace.bert.tokenize import Encoding
-from attntrace.engine import trace
 from attntrace.errors import OutOfRange
-from attntrace.problem import Problem
+from attntrace.model.engine import trace
+from attntrace.model.problem import Problem
+from attntrace.models.bert.files import Model
+from attntrace.models.bert.tokenize import Encoding
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 

@@ -1,0 +1,61 @@
+"""The output options every showing command shares, and writing a rendered document to stdout or files."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from attntrace.cli.terminal import Environment, write_file
+from attntrace.render.document import Document, Style, recorder, render
+from attntrace.views.page import Step
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """the output options every showing command shares: format, precision, colour, pausing, -o FILE, exports"""
+
+    format: str | None = None  # None: table in a terminal, plain otherwise
+    precision: int = 4
+    pause: bool = False
+    output: Path | None = None
+    color: str = "auto"
+    export_svg: Path | None = None
+    export_html: Path | None = None
+
+    def resolved_format(self, env: Environment) -> str:
+        if self.format is not None:
+            return self.format
+        return "table" if env.stdout_isatty and self.output is None else "plain"
+
+
+def show(env: Environment, document: Document, opts: OutputOptions, blank_from: int | None = None) -> None:
+    """render the document as asked and write it (and its exports), pausing after each step when a person watches"""
+    fmt = opts.resolved_format(env)
+    to_file = opts.output is not None
+    width = env.width if env.stdout_isatty and not to_file else 100
+    pages = render(document, fmt, Style(opts.precision, env.colour(opts.color, to_file), width, blank_from))
+    export(document.steps, opts)
+    if opts.output is not None:
+        write_file(opts.output, "".join(pages))
+        return
+    if not (opts.pause and env.can_pause(False)) or len(pages) < 2:
+        env.write("".join(pages))
+        return
+    for number, page in enumerate(pages):
+        env.write(page)
+        if number + 1 < len(pages) and not env.pause():
+            return
+
+
+def export(steps: Sequence[Step], opts: OutputOptions) -> None:
+    """the coloured tables as an SVG picture or an HTML page, exactly as a terminal would show them"""
+    if opts.export_svg is None and opts.export_html is None:
+        return
+    recording = recorder(steps, opts.precision)
+    if opts.export_svg is not None:
+        write_file(opts.export_svg, recording.export_svg(title="attntrace", clear=False))
+    if opts.export_html is not None:
+        write_file(opts.export_html, recording.export_html(clear=False))
+
+

@@ -1,0 +1,1 @@
+"""Real model families traced in numpy: BERT today."""

@@ -1,0 +1,77 @@
+"""attntrace as a library: trace() from lists, arrays and tensors, load(), to_dict(), render() and the notebook view."""
+
+import json
+
+import numpy as np
+import pytest
+
+import attntrace as at
+from tests.conftest import ROOT, SAMPLES
+
+
+class Tensor:
+    """something with __array__ that is not a numpy array, as a torch tensor is"""
+
+    def __init__(self, values):
+        self.values = values
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.values, dtype=dtype)
+
+
+def test_trace_from_lists_arrays_and_tensors_gives_the_same_numbers():
+    p = at.load(None)
+    from_problem = at.trace(p)
+    from_values = at.trace(x=p.x.tolist(), w_q=p.w_q, w_k=Tensor(p.w_k.tolist()), w_v=p.w_v.tolist(), scale=False)
+    for a, b in zip(from_problem.heads, from_values.heads):
+        assert np.array_equal(a.weights, b.weights) and np.array_equal(a.output, b.output)
+
+
+def test_keywords_replace_a_problems_own_settings():
+    p = at.load(SAMPLES / "scaled.json")
+    assert at.trace(p, scale=False).divisor == 1.0 and at.trace(p).divisor == pytest.approx(np.sqrt(3))
+    causal = at.trace(p, mask="causal")
+    assert causal.heads[0].weights[0, 1] == 0.0
+
+
+@pytest.mark.parametrize("sample", ["worked_example.json", "scaled.json", "causal.json", "two_heads.json", "cross.json"])
+def test_render_is_what_the_command_line_prints(attntrace, sample):
+    t = at.trace(at.load(SAMPLES / sample))
+    for fmt in ("plain", "markdown", "csv"):
+        assert t.render(format=fmt) == attntrace("run", SAMPLES / sample, "--format", fmt).out
+    assert t.to_dict() == json.loads(attntrace("run", SAMPLES / sample, "--format", "json").out)
+
+
+def test_one_input_renders_as_step_does(attntrace):
+    t = at.trace(query=2)
+    assert t.render(precision=2) == attntrace("step", "--input", "2", "--precision", "2").out
+
+
+def test_a_trace_in_a_notebook_is_its_coloured_tables():
+    html = at.trace()._repr_html_()
+    assert html.startswith("<pre") and "Step 5" in html and "color:" in html and "0.9366" in html
+
+
+def test_library_errors_name_the_argument_not_a_command_line_option():
+    with pytest.raises(at.AttntraceError, match="query 5 is out of range; this problem has inputs 1 to 3") as e:
+        at.trace(query=5)
+    assert "--" not in str(e.value)
+    with pytest.raises(at.AttntraceError, match="x"):
+        at.trace(x=[[1, "a"]])
+    with pytest.raises(at.AttntraceError, match="unknown format"):
+        at.trace().render(format="pdf")
+
+
+def test_the_arrays_of_a_trace_cannot_be_changed():
+    t = at.trace()
+    with pytest.raises(ValueError):
+        t.output[0, 0] = 99
+
+
+def test_the_notebook_in_samples_runs():
+    notebook = json.loads((ROOT / "samples" / "attntrace.ipynb").read_text(encoding="utf-8"))
+    scope: dict = {}
+    cells = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert cells
+    for cell in cells:
+        exec("".join(cell["source"]), scope)
