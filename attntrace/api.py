@@ -38,7 +38,7 @@ def trace(problem: Problem | None = None, *, query: int | None = None, decimals:
     padding, heads, tokens, source_tokens, name, layout); with a problem, they replace its own.
     decimals: round every intermediate to this many decimals and carry it on, as a hand calculation does.
     """
-    from attntrace.files.problemfile import checked, from_dict
+    from attntrace.files.problemfile import from_dict
     from attntrace.model.engine import trace as trace_problem
     from attntrace.views.steps import walk_rows
 
@@ -54,7 +54,5 @@ def trace(problem: Problem | None = None, *, query: int | None = None, decimals:
             if key not in data and value is not None:
                 merged[key] = value  # exactly, not through JSON numbers
         problem = from_dict(merged, "trace()")
-    else:
-        problem = checked(problem, "trace()")
     rows = None if query is not None else walk_rows(len(problem.x))
     return trace_problem(problem, query=query, show=rows, decimals=decimals)

@@ -75,3 +75,43 @@ def test_the_notebook_in_samples_runs():
     assert cells
     for cell in cells:
         exec("".join(cell["source"]), scope)
+
+
+def test_a_problem_from_plain_values():
+    p = at.Problem(x=[[1, 0], [0, 1]], mask="causal", tokens=["a", "b"])
+    assert p.x.dtype == np.float64 and p.tokens == ("a", "b") and at.trace(p).heads[0].weights[0, 1] == 0.0
+
+
+@pytest.mark.parametrize("given, words", [
+    (dict(x=[[1, "a"]]), "x must hold numbers only"),
+    (dict(x=[[1.0, float("nan")]]), "x row 1, column 2 is nan"),
+    (dict(x=[1, 2]), "x must be a matrix"),
+    (dict(x=[[1, 0]], mask="window"), 'mask "window" needs window'),
+    (dict(x=[[1, 0]], mask="casual"), 'did you mean "causal"'),
+    (dict(x=[[1, 0, 0]], heads=2), "heads = 2 does not divide d_k = 3"),
+])
+def test_a_problem_checks_itself_when_made(given, words):
+    with pytest.raises(at.AttntraceError, match=words):
+        at.Problem(**given)
+
+
+def test_masks_are_values_and_a_new_kind_is_one_class():
+    from attntrace.model.masks import Window
+
+    class Diagonal:
+        """a query sees only itself"""
+
+        name = "diagonal"
+
+        def allowed(self, rows, m):
+            return rows[:, None] == np.arange(m)[None, :]
+
+        def words(self):
+            return "diagonal"
+
+        def settings(self):
+            return {}
+
+    p = at.Problem(x=np.eye(3) * 2, mask=(Diagonal(), Window(1)))
+    assert p.masks == ("window", "diagonal") and p.window == 1
+    assert np.array_equal(at.trace(p).heads[0].weights, np.eye(3))

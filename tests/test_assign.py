@@ -265,7 +265,7 @@ def test_the_options_do_not_change_the_numbers_drawn():
 def test_a_causal_mask_reaches_the_problem_and_the_key():
     design = Design(mask=("causal",))
     p = problem_for(design, 2, "ann")
-    assert p.mask == ("causal",)
+    assert p.masks == ("causal",)
     files = files_for(design, 2, "ann")
     assert json.loads(files["problem.json"])["mask"] == ["causal"]
     key = json.loads(files["key.json"])

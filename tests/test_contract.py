@@ -8,6 +8,7 @@ import numpy as np
 from attntrace.files.problemfile import from_dict
 from attntrace.model.contract import dumps, trace_to_dict
 from attntrace.model.engine import trace
+from attntrace.model.masks import Padding
 from attntrace.model.problem import example
 
 HEAD_KEYS = {"head", "q", "k", "v", "scores", "scaled", "weights", "weighted", "output"}
@@ -42,7 +43,7 @@ def test_masked_cells_are_null_in_scaled_and_zero_in_weights():
 
 
 def test_never_nan_even_when_every_key_is_masked():
-    text = dumps(trace_to_dict(trace(replace(example(), padding=(True, True, True)))))
+    text = dumps(trace_to_dict(trace(replace(example(), mask=(Padding((True, True, True)),)))))
     assert "NaN" not in text and "Infinity" not in text
     assert json.loads(text)["warnings"]
 

@@ -7,6 +7,7 @@ import pytest
 
 from attntrace.errors import AttntraceError
 from attntrace.model.engine import trace
+from attntrace.model.masks import Padding, Window
 from attntrace.model.maths import round_half_up, softmax
 from attntrace.model.problem import Problem, example
 
@@ -91,12 +92,12 @@ def test_causal_mask_hides_later_keys_with_zero_weight_and_null_scaled():
 
 
 def test_window_mask_keeps_keys_within_the_window():
-    t = trace(Problem(x=np.eye(5), window=1))
+    t = trace(Problem(x=np.eye(5), mask=Window(1)))
     assert (t.heads[0].weights > 0).sum(axis=1).tolist() == [2, 3, 3, 3, 2]
 
 
 def test_a_fully_masked_query_gets_zero_weights_and_output_and_a_warning():
-    p = replace(example(), padding=(True, True, True))
+    p = replace(example(), mask=(Padding((True, True, True)),))
     t = trace(p)
     assert not np.isnan(t.output).any()
     assert np.all(t.output == 0) and np.all(t.heads[0].weights == 0)
@@ -105,9 +106,9 @@ def test_a_fully_masked_query_gets_zero_weights_and_output_and_a_warning():
 
 
 def test_the_facts_behind_a_warning_are_data_and_the_words_come_from_the_view():
-    t = trace(replace(example(), padding=(False, True, True)), query=3)
+    t = trace(replace(example(), mask=(Padding((False, True, True)),)), query=3)
     assert trace(example()).fully_masked == () and t.fully_masked == ()
-    t = trace(Problem(x=np.eye(3), padding=(True, True, True)), query=2)
+    t = trace(Problem(x=np.eye(3), mask=Padding((True, True, True))), query=2)
     assert t.fully_masked == (1,)
     assert t.warnings == ("input 2 (x2): every key is masked, so its weights are all 0 and its output is 0",)
 
@@ -127,9 +128,8 @@ def test_cross_attention_takes_keys_and_values_from_the_source():
 
 
 def test_causal_with_a_source_is_an_error():
-    p = Problem(x=np.ones((2, 2)), source=np.ones((3, 2)), mask=("causal",))
     with pytest.raises(AttntraceError, match="self-attention only"):
-        trace(p)
+        Problem(x=np.ones((2, 2)), source=np.ones((3, 2)), mask=("causal",))
 
 
 def test_heads_split_columns_and_w_o_joins_them():

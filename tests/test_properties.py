@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attntrace.model.engine import trace
+from attntrace.model.masks import Window, from_names
 from attntrace.model.problem import Problem
 from tests.strategies import matrix, problems
 
@@ -21,7 +22,7 @@ def _problem(drawn, **kw) -> Problem:
 
 @given(problems(), st.sampled_from([(), ("causal",), ("window",), ("causal", "window")]), st.integers(0, 3))
 def test_weight_rows_are_a_distribution_and_masked_cells_are_exactly_zero(drawn, masks, window):
-    p = _problem(drawn, mask=masks, window=window if "window" in masks else None)
+    p = _problem(drawn, mask=from_names(masks, window=window if "window" in masks else None))
     t = trace(p)
     for h in t.heads:
         assert (h.weights >= 0).all()
@@ -80,7 +81,7 @@ def test_source_equal_to_x_is_self_attention(drawn):
 @given(problems(), st.integers(0, 4))
 def test_a_window_as_wide_as_the_input_is_no_mask(drawn, extra):
     p = _problem(drawn)
-    wide = replace(p, window=len(p.x) - 1 + extra)
+    wide = replace(p, mask=Window(len(p.x) - 1 + extra))
     np.testing.assert_allclose(trace(wide).output, trace(p).output, rtol=1e-14, atol=1e-14)
 
 

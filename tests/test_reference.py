@@ -1,12 +1,13 @@
 """The engine against an independent loop implementation on many random problems, for every variant."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from attntrace.model.engine import trace
-from attntrace.model.maths import allowed_keys
+from attntrace.model.masks import from_names
 from attntrace.model.problem import Problem
 from tests.reference import loops
 
@@ -27,24 +28,26 @@ def _random(seed: int, *, cross=False, bias=False, heads=1, w_o=False, scale=Tru
         w_q=None if identity else rng.normal(size=(d_model, d_k)),
         w_k=None if identity else rng.normal(size=(kv_dim, d_k)),
         w_v=None if identity else rng.normal(size=(kv_dim, d_v)),
-        heads=heads, scale=scale, mask=tuple(masks),
-        window=int(rng.integers(0, 3)) if "window" in masks else None,
-        padding=tuple(bool(b) for b in rng.integers(0, 2, size=m if cross else n)) if "padding" in masks else None,
+        heads=heads, scale=scale, mask=from_names(
+            masks, window=int(rng.integers(0, 3)) if "window" in masks else None,
+            padding=tuple(bool(b) for b in rng.integers(0, 2, size=m if cross else n)) if "padding" in masks else None),
     )
     if bias:
-        p = Problem(**{**p.__dict__, "b_q": rng.normal(size=p.w_q.shape[1]), "b_k": rng.normal(size=p.w_k.shape[1]),
-                       "b_v": rng.normal(size=p.w_v.shape[1])})
+        p = replace(p, b_q=rng.normal(size=p.w_q.shape[1]), b_k=rng.normal(size=p.w_k.shape[1]),
+                    b_v=rng.normal(size=p.w_v.shape[1]))
     if w_o:
         d_all = p.w_v.shape[1]
-        p = Problem(**{**p.__dict__, "w_o": rng.normal(size=(d_all, 3)), "b_o": rng.normal(size=3)})
+        p = replace(p, w_o=rng.normal(size=(d_all, 3)), b_o=rng.normal(size=3))
     return p
 
 
 def _reference(p: Problem, t) -> np.ndarray:
     eye_q = np.eye(p.x.shape[1])
     eye_kv = np.eye(p.kv_input.shape[1])
-    rows = np.arange(len(p.x))
-    allowed = allowed_keys(rows, len(p.kv_input), p.masks, p.window, p.padding)
+    n, m = len(p.x), len(p.kv_input)
+    allowed = None if not p.mask else [[("causal" not in p.masks or j <= i)
+                                        and (p.window is None or abs(i - j) <= p.window)
+                                        and (p.padding is None or not p.padding[j]) for j in range(m)] for i in range(n)]
     return loops(p.x, eye_q if p.w_q is None else p.w_q, eye_kv if p.w_k is None else p.w_k,
                  eye_kv if p.w_v is None else p.w_v, source=p.source, b_q=p.b_q, b_k=p.b_k, b_v=p.b_v,
                  heads=p.heads, w_o=p.w_o, b_o=p.b_o, divisor=t.divisor, allowed=allowed)

@@ -162,13 +162,16 @@ InputOpt = Annotated[int, typer.Option("--input", "-i", help="The input to trace
 def _problem(file: Optional[str], env: Environment, *, x: Optional[str] = None, w_q: Optional[str] = None,
              w_k: Optional[str] = None, w_v: Optional[str] = None, **settings: Any):  # type: ignore[no-untyped-def]
     """the problem in file (None: the built-in example) with the command line's matrices and settings in place"""
-    from attntrace.files.problemfile import checked, load
-    from attntrace.model.problem import override
+    from attntrace.files.problemfile import read
+    from attntrace.model.problem import override, problem_error
 
-    problem = override(load(file, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}), **_settings(**settings))
-    for note in problem.notes:
+    problem, notes = read(file, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v})
+    for note in notes:
         env.message(f"note: {note}")
-    return checked(problem, file or "the built-in example")
+    try:
+        return override(problem, **_settings(**settings))
+    except AttntraceError as e:
+        raise problem_error("stdin" if file == "-" else file or "the built-in example", e) from None
 
 
 def _settings(scale: Optional[bool] = None, scale_by: Optional[float] = None, mask: Optional[list[str]] = None,
@@ -300,13 +303,16 @@ def new(
     output: OutputOpt = None,
 ) -> None:
     """Write a ready-to-edit problem with random weights."""
-    from attntrace.files.problemfile import checked
     from attntrace.model.contract import problem_to_dict
     from attntrace.model.generate import random_problem
+    from attntrace.model.problem import problem_error
 
     names = None if labels is None else tuple(t.strip() for t in labels.split(","))
-    problem = checked(random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init,
-                                     seed=seed, tokens=names), "new")
+    try:
+        problem = random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init, seed=seed,
+                                 tokens=names)
+    except AttntraceError as e:
+        raise problem_error("new", e) from None
     show(_env(), Document(data=problem_to_dict(problem)), OutputOptions(format="json", output=output))
 
 
@@ -524,10 +530,9 @@ def bert(
     output: OutputOpt = None, color: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
 ) -> None:
     """Trace one head of a real BERT-family model on a sentence (numpy only; no torch, no network)."""
-    from attntrace.files.problemfile import checked
     from attntrace.model.contract import problem_to_dict
     from attntrace.model.engine import trace
-    from attntrace.model.problem import override
+    from attntrace.model.problem import override, problem_error
     from attntrace.models.bert.session import entering, model_name
     from attntrace.views.steps import layer_summary_steps, run_steps, step_steps, walk_rows, who_steps
 
@@ -537,7 +542,10 @@ def bert(
     settings = _settings(scale=scale, scale_by=scale_by, mask=mask, window=window)
     opts = _options(fmt, precision, pause, output, color, export_svg, export_html)
     decimals = precision if carry_rounding else None
-    problem = checked(override(sentence_at.problem(None if all_heads else head), **settings), "bert")
+    try:
+        problem = override(sentence_at.problem(None if all_heads else head), **settings)
+    except AttntraceError as e:
+        raise problem_error("bert", e) from None
     if all_heads:
         t = trace(problem, show=())
         show(env, Document(layer_summary_steps(t, f"Who attends to whom · {problem.name} · every head")), opts)

@@ -1,8 +1,7 @@
-"""Building a checked Problem from a JSON file, a CSV directory, NumPy files or stdin."""
+"""Reading a Problem from a JSON file, a CSV directory, NumPy files or stdin; the Problem checks itself."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,8 @@ from attntrace.errors import AttntraceError
 from attntrace.files import csvfile, jsonfile, values
 from attntrace.files.npyfile import load_npy, load_npz
 from attntrace.files.text import read_text
-from attntrace.model.problem import MASKS, Problem, dims, example
+from attntrace.model import masks
+from attntrace.model.problem import Problem, example, problem_error
 
 MATRIX_KEYS = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIAS_KEYS = ("b_q", "b_k", "b_v", "b_o")
@@ -24,7 +24,13 @@ LAYOUTS = ("x_w", "torch")
 
 def load(path: str | None, matrices: dict[str, str | None] | None = None) -> Problem:
     """the problem in path (None = the built-in example), with matrices replaced from their own files"""
+    return read(path, matrices)[0]
+
+
+def read(path: str | None, matrices: dict[str, str | None] | None = None) -> tuple[Problem, tuple[str, ...]]:
+    """the problem in path and what reading it is worth a note (a CSV header row read as a header)"""
     paths = {k: v for k, v in (matrices or {}).items() if v is not None}
+    notes: tuple[str, ...] = ()
     if path is None:
         problem = example()
         origin = "the built-in example"
@@ -34,15 +40,20 @@ def load(path: str | None, matrices: dict[str, str | None] | None = None) -> Pro
         if path != "-" and not p.exists():
             raise AttntraceError(f"{path}: no such file or directory")
         data, notes = _read(path, p)
-        problem = _build(data, origin, notes)
+        problem = from_dict(data, origin)
     if paths:
-        problem = _with_matrices(problem, paths, origin)
-    return problem
+        problem, more = _with_matrices(problem, paths, origin)
+        notes += more
+    return problem, notes
 
 
 def from_dict(data: Any, origin: str) -> Problem:
-    """a checked problem from parsed JSON; every error names origin and the key"""
-    return _build(_parse_dict(data, origin), origin, ())
+    """a problem from parsed JSON (or values as the library takes them); every error names origin and the key"""
+    data = _parse_dict(data, origin)
+    try:
+        return _problem(data)
+    except AttntraceError as e:
+        raise problem_error(origin, e) from None
 
 
 def _read(path: str, p: Path) -> tuple[Any, tuple[str, ...]]:
@@ -99,22 +110,16 @@ def _read_matrix(path: str, key: str) -> tuple[np.ndarray, tuple[str, ...]]:
     raise AttntraceError(f"{path}: unknown kind of file for {key}; use .csv, .npy or .json")
 
 
-def _with_matrices(problem: Problem, matrices: dict[str, str], origin: str) -> Problem:
+def _with_matrices(problem: Problem, matrices: dict[str, str], origin: str) -> tuple[Problem, tuple[str, ...]]:
     loaded: dict[str, Any] = {}
+    notes: tuple[str, ...] = ()
     for key, path in matrices.items():
-        loaded[key], notes = _read_matrix(path, key)
-        problem = replace(problem, notes=problem.notes + notes)
-    problem = replace(problem, **loaded)
-    return checked(problem, origin)
-
-
-def checked(problem: Problem, origin: str) -> Problem:
-    """the problem, once its shapes and settings agree; otherwise one error naming origin"""
+        loaded[key], more = _read_matrix(path, key)
+        notes += more
     try:
-        dims(problem)
+        return replace(problem, **loaded), notes
     except AttntraceError as e:
-        raise AttntraceError(f"{origin}: {e}") from None
-    return problem
+        raise problem_error(origin, e) from None
 
 
 def _parse_dict(data: Any, origin: str) -> dict[str, Any]:
@@ -123,14 +128,6 @@ def _parse_dict(data: Any, origin: str) -> dict[str, Any]:
         raise AttntraceError(f'{origin}: the top level must be an object such as {{"x": [[...]]}}, got {kind}')
     return data
 
-
-def _build(data: Any, origin: str, notes: tuple[str, ...]) -> Problem:
-    data = _parse_dict(data, origin)
-    try:
-        problem = _problem(data)
-    except AttntraceError as e:
-        raise AttntraceError(f"{origin}: {e}") from None
-    return checked(replace(problem, notes=notes), origin)
 
 
 def _problem(data: dict[str, Any]) -> Problem:
@@ -157,11 +154,9 @@ def _problem(data: dict[str, Any]) -> Problem:
                 arrays[key] = arrays[key].T
     return Problem(
         **arrays,
-        heads=_heads(data.get("heads", 1)),
+        heads=_whole(data.get("heads", 1), "heads", 1),
         scale=_scale(data.get("scale", True)),
-        mask=_mask(data.get("mask", [])),
-        window=_window(data.get("window")),
-        padding=None if data.get("padding") is None else values.flags(data["padding"], "padding"),
+        mask=_masks(data),
         tokens=None if data.get("tokens") is None else values.labels(data["tokens"], "tokens"),
         source_tokens=None if data.get("source_tokens") is None else values.labels(data["source_tokens"], "source_tokens"),
         name=_name(data.get("name")),
@@ -177,46 +172,36 @@ def _unknown(key: str) -> str:
     return f'unknown key "{key}"{hint}'
 
 
-def _whole(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
+def _whole(value: Any, key: str, least: int) -> int:
+    """a JSON number that is a whole number (2 or 2.0)"""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    return None
+    raise AttntraceError(f"{key} = {_show(value)} must be a whole number of at least {least}")
 
 
-def _heads(value: Any) -> int:
-    heads = _whole(value)
-    if heads is None or heads < 1:
-        raise AttntraceError(f"heads = {_show(value)} must be a whole number of at least 1")
-    return heads
+def _scale(value: Any) -> Any:
+    """a positive number as a float; anything else as given, for the Problem to judge"""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if number and value > 0 else value
 
 
-def _window(value: Any) -> int | None:
-    if value is None:
-        return None
-    window = _whole(value)
-    if window is None or window < 0:
-        raise AttntraceError(f"window = {_show(value)} must be a whole number of at least 0")
-    return window
-
-
-def _scale(value: Any) -> bool | float:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)) and math.isfinite(value) and value > 0:
-        return float(value)
-    raise AttntraceError(f"scale = {_show(value)} must be true (divide by sqrt(d_k)), false, or a positive number")
+def _masks(data: dict[str, Any]) -> tuple[masks.Mask, ...]:
+    """mask (names, or mask values from the library), with window and padding turning theirs on"""
+    value = data.get("mask", [])
+    window = None if data.get("window") is None else _whole(data["window"], "window", 0)
+    padding = None if data.get("padding") is None else values.flags(data["padding"], "padding")
+    listed = value if isinstance(value, (list, tuple)) else [value]
+    given = masks.coerce(value) if not all(isinstance(n, str) for n in listed) else ()
+    names = () if given else _mask(list(value) if isinstance(value, tuple) else value)
+    return masks.order([*given, *masks.from_names(names, window=window, padding=padding)])
 
 
 def _mask(value: Any) -> tuple[str, ...]:
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise AttntraceError(f'mask must be a name or a list of names ({", ".join(MASKS)})')
+        raise AttntraceError(f'mask must be a name or a list of names ({", ".join(masks.KINDS)})')
     return tuple(dict.fromkeys(names))
 
 

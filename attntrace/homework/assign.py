@@ -179,21 +179,20 @@ def _check_design(design: Design) -> None:
 
 def problem_for(design: Design, seed: int, student: str) -> Problem:
     """the student's problem: it depends on the class seed and this id only, never on the rest of the roster"""
-    from attntrace.files.problemfile import checked
+    from attntrace.model import masks
     from attntrace.model.generate import random_problem
+    from attntrace.model.problem import problem_error
 
     _check_design(design)
     problem = random_problem(n=design.tokens, d_model=design.d_model, d_k=design.d_k, d_v=design.d_v,
                              heads=design.heads, init=design.init, seed=student_seed(seed, student))
-    mask = tuple(m for m in design.mask if m != "none")
     changes: dict[str, Any] = {"name": f"{student}: {problem.name}"}
-    if mask:
-        changes["mask"] = tuple(dict.fromkeys(mask))
-    if design.window is not None:
-        changes["window"] = design.window
     if design.scale is not None:
         changes["scale"] = design.scale
-    return checked(replace(problem, **changes), "assign")
+    try:
+        return replace(problem, mask=masks.from_names(design.mask, window=design.window), **changes)
+    except AttntraceError as e:
+        raise problem_error("assign", e) from None
 
 
 def files_for(design: Design, seed: int, student: str) -> dict[str, str]:

@@ -61,12 +61,8 @@ def settings(t: Trace) -> list[str]:
     """the mask and the heads, in words, so a student knows them and a filled worksheet is read against them"""
     p, d = t.problem, t.dims
     out = []
-    if p.masks:
-        words = {"causal": "causal (input i attends to keys 1 to i only)",
-                 "window": f"window (input i attends to keys j with |i - j| <= {p.window})",
-                 "padding": "padding (keys " + ", ".join(str(j + 1) for j, pad in enumerate(p.padding or ()) if pad)
-                            + " are never attended)"}
-        out.append("Mask: " + " and ".join(words[m] for m in p.masks) + ".")
+    if p.mask:
+        out.append("Mask: " + " and ".join(m.words() for m in p.mask) + ".")
     if d.heads > 1:
         out.append(f"Heads: {d.heads}, head a using its own block of {d.d_k} columns of W_Q and W_K and {d.d_v} of W_V"
                    + ("; then the heads' outputs side by side, times W_O." if p.w_o is not None else

@@ -53,11 +53,9 @@ def problem_to_dict(problem: Problem) -> dict[str, Any]:
         out["heads"] = problem.heads
     out["scale"] = problem.scale
     if problem.mask:
-        out["mask"] = list(problem.mask)
-    if problem.window is not None:
-        out["window"] = problem.window
-    if problem.padding is not None:
-        out["padding"] = list(problem.padding)
+        out["mask"] = list(problem.masks)
+    for mask in problem.mask:
+        out.update(mask.settings())
     return out
 
 

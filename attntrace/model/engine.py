@@ -7,7 +7,8 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from attntrace.errors import AttntraceError, OutOfRange
-from attntrace.model.maths import allowed_keys, attention, round_half_up, softmax
+from attntrace.model import masks
+from attntrace.model.maths import attention, round_half_up, softmax
 from attntrace.model.problem import Problem, dims, divisor
 from attntrace.model.trace import HeadTrace, SelfCheck, Trace, read_only, weighted_values
 
@@ -38,7 +39,7 @@ def trace(problem: Problem, *, query: int | None = None, show: Iterable[int] | N
     k_all = read_only(r(_project(kv, problem.w_k, problem.b_k)))  # [m, d_src] @ [d_src, heads*d_k] -> [m, heads*d_k]
     v_all = read_only(r(_project(kv, problem.w_v, problem.b_v)))  # [m, d_src] @ [d_src, heads*d_v] -> [m, heads*d_v]
     s = divisor(problem, d.d_k)
-    allowed = allowed_keys(rows, d.m, problem.masks, problem.window, problem.padding)  # [n_q, m] or None
+    allowed = masks.allowed(problem.mask, rows, d.m)  # [n_q, m] or None
 
     heads = []
     worst = 0.0

@@ -17,23 +17,6 @@ def softmax(z: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
     return np.divide(exp_z, total, out=np.zeros_like(exp_z), where=total > 0)
 
 
-def allowed_keys(rows: np.ndarray, m: int, masks: tuple[str, ...], window: int | None,
-                 padding: tuple[bool, ...] | None) -> np.ndarray | None:
-    """[len(rows), m] True where query row i may attend to key j; None when nothing is masked"""
-    if not masks:
-        return None
-    i = rows[:, None]
-    j = np.arange(m)[None, :]
-    allowed = np.ones((len(rows), m), dtype=bool)
-    if "causal" in masks:
-        allowed &= j <= i
-    if "window" in masks and window is not None:
-        allowed &= np.abs(i - j) <= window
-    if "padding" in masks and padding is not None:
-        allowed &= ~np.asarray(padding, dtype=bool)[None, :]
-    return allowed
-
-
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float,
               allowed: np.ndarray | None = None) -> np.ndarray:
     """softmax(Q K^T / s) V in one expression: [n_q, d_k], [m, d_k], [m, d_v] -> [n_q, d_v]"""

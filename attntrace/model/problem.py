@@ -9,33 +9,52 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.model import masks
+from attntrace.model.masks import Mask
 
-MASKS = ("causal", "window", "padding")
+MATRICES = ("x", "w_q", "w_k", "w_v", "source", "w_o")
+BIASES = ("b_q", "b_k", "b_v", "b_o")
 
 
 @dataclass(frozen=True)
 class Problem:
-    """x and the weights in x · W layout (d_in x d_out), with every variant's setting"""
+    """x and the weights in x · W layout (d_in x d_out), with every variant's setting; checked when made.
+
+    Matrices may be given as lists, numpy arrays or anything with __array__; mask as masks (Causal(), Window(2),
+    Padding(flags)) or names ("causal").
+    """
 
     x: np.ndarray  # [n, d_model]
-    w_q: np.ndarray | None = None  # [d_model, d_k]; None = identity
-    w_k: np.ndarray | None = None  # [d_src, d_k]
-    w_v: np.ndarray | None = None  # [d_src, d_v]
-    b_q: np.ndarray | None = None  # [d_k]
-    b_k: np.ndarray | None = None  # [d_k]
-    b_v: np.ndarray | None = None  # [d_v]
+    w_q: np.ndarray | None = None  # [d_model, d_k · heads]; None = identity
+    w_k: np.ndarray | None = None  # [d_src, d_k · heads]
+    w_v: np.ndarray | None = None  # [d_src, d_v · heads]
+    b_q: np.ndarray | None = None  # [d_k · heads]
+    b_k: np.ndarray | None = None  # [d_k · heads]
+    b_v: np.ndarray | None = None  # [d_v · heads]
     source: np.ndarray | None = None  # [m, d_src]; None = self-attention
     heads: int = 1
-    w_o: np.ndarray | None = None  # [d_v, d_out]
+    w_o: np.ndarray | None = None  # [d_v · heads, d_out]
     b_o: np.ndarray | None = None  # [d_out]
     scale: bool | float = True
-    mask: tuple[str, ...] = ()
-    window: int | None = None
-    padding: tuple[bool, ...] | None = None
+    mask: tuple[Mask, ...] = ()
     tokens: tuple[str, ...] | None = None
     source_tokens: tuple[str, ...] | None = None
     name: str | None = None
-    notes: tuple[str, ...] = field(default=(), compare=False)
+    dims: Dims = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for key in MATRICES:
+            object.__setattr__(self, key, _array(getattr(self, key), key, 2))
+        for key in BIASES:
+            object.__setattr__(self, key, _array(getattr(self, key), key, 1))
+        object.__setattr__(self, "mask", masks.coerce(self.mask))
+        for key in ("tokens", "source_tokens"):
+            value = getattr(self, key)
+            if value is not None:
+                object.__setattr__(self, key, tuple(str(t) for t in value))
+        if isinstance(self.heads, np.integer):
+            object.__setattr__(self, "heads", int(self.heads))
+        object.__setattr__(self, "dims", _checked(self))
 
     @property
     def kv_input(self) -> np.ndarray:
@@ -44,13 +63,16 @@ class Problem:
 
     @property
     def masks(self) -> tuple[str, ...]:
-        """the masks in force: those named, plus window and padding when their values are set"""
-        named = set(self.mask)
-        if self.window is not None:
-            named.add("window")
-        if self.padding is not None:
-            named.add("padding")
-        return tuple(m for m in MASKS if m in named)
+        """the names of the masks in force"""
+        return tuple(m.name for m in self.mask)
+
+    @property
+    def window(self) -> int | None:
+        return next((int(m.size) for m in self.mask if isinstance(m, masks.Window)), None)
+
+    @property
+    def padding(self) -> tuple[bool, ...] | None:
+        return next((m.flags for m in self.mask if isinstance(m, masks.Padding)), None)
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -61,6 +83,31 @@ class Problem:
         if self.source is None:
             return self.labels
         return self.source_tokens or tuple(f"s{j + 1}" for j in range(len(self.source)))
+
+
+def _array(value: Any, key: str, ndim: int) -> np.ndarray | None:
+    """a float64 array of the given rank (a bias may be one row or column), every value finite"""
+    if value is None:
+        return None
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise AttntraceError(f"{key} must hold numbers only, as a list of rows") from None
+    if ndim == 1 and a.ndim == 2 and 1 in a.shape:
+        a = a.reshape(-1)
+    if a.ndim != ndim or a.size == 0:
+        shape = "a matrix (a list of rows)" if ndim == 2 else "a vector (a list of numbers)"
+        raise AttntraceError(f"{key} must be {shape}, got {a.ndim} dimension{'s' * (a.ndim != 1)} of shape {a.shape}")
+    if not np.isfinite(a).all():
+        i = np.argwhere(~np.isfinite(a))[0]
+        cell = f"row {i[0] + 1}, column {i[1] + 1}" if ndim == 2 else f"value {i[0] + 1}"
+        raise AttntraceError(f"{key} {cell} is {a[tuple(i)]}; give a finite number")
+    return a
+
+
+def problem_error(origin: str, e: AttntraceError) -> AttntraceError:
+    """e, said about origin (a file, or the command that built the problem)"""
+    return AttntraceError(f"{origin}: {e}", e.exit_code)
 
 
 @dataclass(frozen=True)
@@ -77,7 +124,7 @@ class Dims:
     d_out: int
 
 
-def _cols(w: np.ndarray | None, default: int) -> int:
+def _width(w: np.ndarray | None, default: int) -> int:
     return default if w is None else w.shape[1]
 
 
@@ -91,6 +138,11 @@ def divisor(problem: Problem, d_k: int) -> float:
 
 
 def dims(problem: Problem) -> Dims:
+    """the sizes of a problem (checked when it was made)"""
+    return problem.dims
+
+
+def _checked(problem: Problem) -> Dims:
     """check every shape and setting against the others; raise one clear error for the first wrong one"""
     x, kv = problem.x, problem.kv_input
     kv_name = "x" if problem.source is None else "source"
@@ -105,13 +157,13 @@ def dims(problem: Problem) -> Dims:
             raise AttntraceError(
                 f"{name} has {w.shape[0]} rows but {feeds} has {rows} columns ({what} needs them equal)"
             )
-    d_kq = _cols(problem.w_q, d_model)
-    d_kk = _cols(problem.w_k, d_src)
+    d_kq = _width(problem.w_q, d_model)
+    d_kk = _width(problem.w_k, d_src)
     if d_kq != d_kk:
         q_name = "w_q" if problem.w_q is not None else "x (no w_q, so Q = X)"
         k_name = "w_k" if problem.w_k is not None else f"{kv_name} (no w_k, so K = {kv_name})"
         raise AttntraceError(f"{k_name} has {d_kk} columns but {q_name} has {d_kq} (q · k needs the same d_k)")
-    d_k, d_v = d_kq, _cols(problem.w_v, d_src)
+    d_k, d_v = d_kq, _width(problem.w_v, d_src)
     for name, b, size, of in (("b_q", problem.b_q, d_k, "d_k"), ("b_k", problem.b_k, d_k, "d_k"), ("b_v", problem.b_v, d_v, "d_v")):
         if b is not None and b.shape[0] != size:
             raise AttntraceError(f"{name} has {b.shape[0]} values but {of} = {size}")
@@ -141,24 +193,10 @@ def _check_settings(problem: Problem, n: int, m: int) -> None:
     scale = problem.scale
     if not isinstance(scale, bool):
         if not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale <= 0:
-            raise AttntraceError(f"scale = {scale!r} must be true, false or a positive number")
-    for name in problem.mask:
-        if name not in MASKS:
-            from difflib import get_close_matches  # only on this error path: it costs start-up time
-
-            guess = get_close_matches(name, MASKS, n=1)
-            hint = f'did you mean "{guess[0]}"?' if guess else f"use {', '.join(MASKS)}"
-            raise AttntraceError(f'unknown mask "{name}"; {hint}')
-    if "causal" in problem.mask and problem.source is not None:
+            shown = f'"{scale}"' if isinstance(scale, str) else repr(scale)
+            raise AttntraceError(f"scale = {shown} must be true (divide by sqrt(d_k)), false, or a positive number")
+    if "causal" in problem.masks and problem.source is not None:
         raise AttntraceError('mask "causal" is for self-attention only; remove it or remove source')
-    if "window" in problem.mask and problem.window is None:
-        raise AttntraceError('mask "window" needs window: W (keys with |i - j| <= W are seen)')
-    if problem.window is not None and (
-        isinstance(problem.window, bool) or not isinstance(problem.window, int) or problem.window < 0
-    ):
-        raise AttntraceError(f"window = {problem.window!r} must be a whole number of at least 0")
-    if "padding" in problem.mask and problem.padding is None:
-        raise AttntraceError('mask "padding" needs padding: [true/false per key]')
     if problem.padding is not None and len(problem.padding) != m:
         raise AttntraceError(f"padding has {len(problem.padding)} values but there are {m} keys")
     if problem.tokens is not None and len(problem.tokens) != n:
@@ -188,14 +226,10 @@ def override(problem: Problem, *, scale: bool | float | None = None, mask: tuple
     changes: dict[str, Any] = {}
     if scale is not None:
         changes["scale"] = scale
-    if mask is not None:
-        changes["mask"] = tuple(m for m in mask if m != "none")
-        if "window" not in mask and window is None:
-            changes["window"] = None
-        if "padding" not in mask:
-            changes["padding"] = None
-    if window is not None:
-        changes["window"] = window
+    if mask is not None or window is not None:
+        names = problem.masks if mask is None else mask
+        changes["mask"] = masks.from_names(names, window=window if window is not None else (
+            problem.window if "window" in names else None), padding=problem.padding if "padding" in names else None)
     if heads is not None:
         changes["heads"] = heads
     return replace(problem, **changes) if changes else problem

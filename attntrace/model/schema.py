@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from attntrace.model.problem import MASKS
+from attntrace.model.masks import KINDS as MASKS
 
 _NUMBER = {"type": "number"}
 _MATRIX = {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 1, "items": _NUMBER},

@@ -8,6 +8,7 @@ import numpy as np
 
 from attntrace.errors import OutOfRange
 from attntrace.model.engine import trace
+from attntrace.model.masks import Padding
 from attntrace.model.problem import Problem
 from attntrace.models.bert.files import Model
 from attntrace.models.bert.tokenize import Encoding
@@ -51,7 +52,7 @@ def attention_problem(model: Model, e: Encoding, x: np.ndarray, layer: int, head
         heads=model.heads if full else 1,
         w_o=model.get(p + "output.dense.weight").T if full else None,
         b_o=model.get(p + "output.dense.bias") if full else None,
-        scale=True, padding=padding if any(padding) else None, tokens=e.tokens,
+        scale=True, mask=(Padding(padding),) if any(padding) else (), tokens=e.tokens,
         name=f"{model.name} · layer {layer}" + ("" if full else f" · head {head}"),
     )
 
