@@ -33,3 +33,10 @@ def test_every_shared_option_is_documented():
 def test_ci_runs_the_readme_test_command():
     command = re.search(r"^(pip install torch[^\n]*?python -m pytest)$", README, flags=re.M).group(1)
     assert command in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_python_example_in_the_readme_runs(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code = re.search(r"## From Python\n\n```python\n(.*?)```", README, flags=re.S).group(1)
+    exec(code, {})
+    assert "query 9 is out of range; this problem has inputs 1 to 4" in capsys.readouterr().out

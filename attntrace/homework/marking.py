@@ -9,14 +9,12 @@ import numpy as np
 
 from attntrace.homework.sheet import Key, Sheet, SheetError
 from attntrace.homework.worksheet import asked
+from attntrace.model import intermediates
 from attntrace.model.engine import trace
 from attntrace.model.maths import round_half_up
 from attntrace.model.problem import Problem, dims
 from attntrace.model.trace import Trace
 
-STEP = {"q": 3, "k": 3, "v": 3, "scores": 4, "scaled": 4, "weights": 5, "output": 7}
-NAMES = {"q": "Q", "k": "K", "v": "V", "scores": "scores", "scaled": "scaled scores", "weights": "weights",
-         "output": "output"}
 EXACT_FROM = 9  # a cell written with this many decimals or more is exact work, judged to within 1e-9
 RIGHT, WRONG, CONSEQUENCE, NOT_ANSWERED = "right", "wrong", "consequence", "not answered"
 
@@ -62,7 +60,7 @@ class Item:
 
     @property
     def step(self) -> int:
-        return 7 if self.head is None else STEP[self.key]
+        return 7 if self.head is None else intermediates.STEP[self.key]
 
     @property
     def complete(self) -> bool:
@@ -309,7 +307,7 @@ class Work:
         elif (right | follows | blank).all():
             direct = [k for k in depends(self.t, key) if self.verdicts.get(k) in (WRONG, CONSEQUENCE)]
             item.verdict, item.note = CONSEQUENCE, "follows from your own " + " and ".join(dict.fromkeys(
-                NAMES[k[1]] if key[0] is not None else "head outputs" for k in direct or self.mistaken(key)))
+                intermediates.NAME[k[1]] if key[0] is not None else "head outputs" for k in direct or self.mistaken(key)))
         else:
             item.verdict = WRONG
             shown = self.shown(key, places)
@@ -394,7 +392,7 @@ def item_name(t: Trace, key: Key) -> str:
     head, step = key
     if head is None:
         return "final output" + (" (concat · W_O)" if t.problem.w_o is not None else " (concat)")
-    return (f"head {head} · " if len(t.heads) > 1 else "") + NAMES[step]
+    return (f"head {head} · " if len(t.heads) > 1 else "") + intermediates.NAME[step]
 
 
 def cell_name(t: Trace, key: Key, i: int, j: int) -> str:

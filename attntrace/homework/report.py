@@ -5,10 +5,13 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, WRONG, Item, Report
 from attntrace.render.escape import visible
+
+if TYPE_CHECKING:
+    from attntrace.render.document import Document
 
 MAX_CELLS = 6  # wrong cells listed per intermediate
 SOURCES = {"sheet": "as the sheet says", "teacher": "as --precision says", "digits": "inferred from the digits written",
@@ -112,6 +115,17 @@ def gradescope(report: Report) -> dict[str, Any]:
                       "output": output})
     summary = report.diagnosis or ("every intermediate right" if report.passed else "")
     return {"score": report.score, "output": summary, "tests": tests}
+
+
+def document(reports: list[Report], unreadable: list[tuple[str, str]], one: bool) -> Document:
+    """what check shows: one sheet's report, or every sheet's and the class summary; as text or JSON"""
+    from attntrace.render.document import Document
+
+    if one:
+        return Document(data=to_dict(reports[0]), plain=text(reports[0]))
+    return Document(data={"sheets": [to_dict(r) for r in reports],
+                          "unreadable": [{"sheet": s, "error": e} for s, e in unreadable]},
+                    plain="\n".join(text(r) for r in reports) + "\n" + summary(reports, unreadable))
 
 
 def _column(item: Item) -> str:

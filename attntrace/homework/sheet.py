@@ -12,14 +12,14 @@ import numpy as np
 from attntrace.errors import AttntraceError
 from attntrace.files import csvfile, jsonfile
 from attntrace.files.text import read_text
+from attntrace.model import intermediates
 
-STEPS = ("q", "k", "v", "scores", "scaled", "weights", "output")
-Key = tuple[int | None, str]  # (head from 1, or None for the final output; a step of STEPS)
+Key = tuple[int | None, str]  # (head from 1, or None for the final output; an intermediate's key)
 
 # the keys of `--format json`, which a sheet may carry and which are not marked
 _TRACE_KEYS = ("format", "name", "tokens", "source_tokens", "inputs", "config", "problem", "concat", "check", "warnings")
-TOP_KEYS = ("heads", "output", "query", "precision", "student", *STEPS[:-1], "weighted", *_TRACE_KEYS)
-HEAD_KEYS = ("head", *STEPS, "weighted")
+TOP_KEYS = ("heads", "output", "query", "precision", "student", *intermediates.KEYS[:-1], "weighted", *_TRACE_KEYS)
+HEAD_KEYS = ("head", *intermediates.KEYS, "weighted")
 MAX_PRECISION = 12
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 
@@ -68,7 +68,7 @@ def load(path: str, problem: Any = None) -> Sheet:
 
 def _from_dir(p: Path, origin: str) -> Sheet:
     data: dict[str, Any] = {}
-    for key in STEPS:
+    for key in intermediates.KEYS:
         f = p / f"{key}.csv"
         if f.exists():
             data[key] = csvfile.parse(read_text(f), str(f), key)[0].tolist()
@@ -78,8 +78,8 @@ def _from_dir(p: Path, origin: str) -> Sheet:
         if not isinstance(extra, dict):
             raise SheetError(f"{settings}: expected an object such as {{\"query\": 2, \"precision\": 2}}")
         data.update(extra)
-    if not any(key in data for key in STEPS):
-        raise SheetError(f"{origin}: no answers found; give any of {', '.join(k + '.csv' for k in STEPS)}")
+    if not any(key in data for key in intermediates.KEYS):
+        raise SheetError(f"{origin}: no answers found; give any of {', '.join(k + '.csv' for k in intermediates.KEYS)}")
     return from_dict(data, origin)
 
 
@@ -91,7 +91,7 @@ def from_dict(data: Any, origin: str) -> Sheet:
         if key not in TOP_KEYS:
             raise SheetError(f"{origin}: {unknown(key, TOP_KEYS)}")
     cells: dict[Key, np.ndarray] = {}
-    top = {k: data[k] for k in STEPS[:-1] if data.get(k) is not None}
+    top = {k: data[k] for k in intermediates.KEYS[:-1] if data.get(k) is not None}
     for key, value in top.items():
         cells[(1, key)] = matrix(value, f"{origin}: {key}")
     heads = data.get("heads")
@@ -109,7 +109,7 @@ def from_dict(data: Any, origin: str) -> Sheet:
                 if key not in HEAD_KEYS:
                     raise SheetError(f"{where}: {unknown(key, HEAD_KEYS)}")
             numbers.append(number)
-            for key in STEPS:
+            for key in intermediates.KEYS:
                 if head.get(key) is not None:
                     cells[(number, key)] = matrix(head[key], f"{where} {key}")
     if data.get("output") is not None:

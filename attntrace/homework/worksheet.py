@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from attntrace.homework.sheet import STEPS, Key
+from attntrace.homework.sheet import Key
+from attntrace.model import intermediates
 from attntrace.model.contract import floats
 from attntrace.model.trace import Trace
 
@@ -21,7 +22,7 @@ def asked(t: Trace) -> list[Key]:
     output, so it is asked once, as the head's.
     """
     scaled = t.divisor != 1.0 or t.allowed is not None
-    keys: list[Key] = [(a, key) for a in range(1, len(t.heads) + 1) for key in STEPS if key != "scaled" or scaled]
+    keys: list[Key] = [(a, key) for a in range(1, len(t.heads) + 1) for key in intermediates.KEYS if key != "scaled" or scaled]
     if len(t.heads) > 1 or t.problem.w_o is not None:
         keys.append((None, "output"))
     return keys
@@ -35,7 +36,7 @@ def answer_sheet(t: Trace, blank: bool, precision: int) -> dict[str, Any]:
         return [[None for _ in row] for row in listed] if blank else listed
 
     keys = asked(t)
-    heads = [{"head": a, **{key: cells(getattr(h, key)) for key in STEPS if (a, key) in keys}}
+    heads = [{"head": a, **{key: cells(getattr(h, key)) for key in intermediates.KEYS if (a, key) in keys}}
              for a, h in enumerate(t.heads, start=1)]
     return {"name": t.problem.name, "query": t.query, "precision": precision, "tokens": list(t.problem.labels),
             "heads": heads, "output": cells(t.output)}

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from attntrace.model import intermediates
 from attntrace.model.problem import Problem
 from attntrace.model.trace import Trace
 
@@ -71,14 +72,7 @@ def config(t: Trace) -> dict[str, Any]:
 
 def trace_to_dict(t: Trace) -> dict[str, Any]:
     """the documented JSON form of a trace; a single-query trace holds that query's rows"""
-    heads = []
-    for a, h in enumerate(t.heads):
-        heads.append({
-            "head": a + 1, "q": floats(h.q), "k": floats(h.k), "v": floats(h.v), "scores": floats(h.scores),
-            "scaled": floats(h.scaled), "weights": floats(h.weights),
-            "weighted": [{"input": i + 1, "values": floats(t.weighted(a, i))} for i in t.self_check.rows],  # the inputs shown
-            "output": floats(h.output),
-        })
+    heads = [_head_to_dict(t, a) for a in range(len(t.heads))]
     return {
         "format": FORMAT,
         "name": t.problem.name,
@@ -94,6 +88,15 @@ def trace_to_dict(t: Trace) -> dict[str, Any]:
         "check": _self_check(t),
         "warnings": list(t.warnings),
     }
+
+
+def _head_to_dict(t: Trace, a: int) -> dict[str, Any]:
+    """head a's (from 0) intermediates under their keys, with step 6's weighted values, for the inputs shown, before the output"""
+    h = t.heads[a]
+    values = {key: floats(getattr(h, key)) for key in intermediates.KEYS}
+    output = values.pop("output")
+    weighted = [{"input": i + 1, "values": floats(t.weighted(a, i))} for i in t.self_check.rows]
+    return {"head": a + 1, **values, "weighted": weighted, "output": output}
 
 
 def _self_check(t: Trace) -> dict[str, Any]:

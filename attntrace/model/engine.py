@@ -59,8 +59,8 @@ def trace(problem: Problem, *, query: int | None = None, show: Iterable[int] | N
             alone = attention(q[j:j + 1], k, v, s, None if allowed is None else allowed[j:j + 1])  # [1, d_k] -> [1, d_v]
             worst = max(worst, _max_diff(output[j:j + 1], alone))
         heads.append(HeadTrace(
-            w_q=_cols(problem.w_q, qs), w_k=_cols(problem.w_k, qs), w_v=_cols(problem.w_v, vs),
-            b_q=_part(problem.b_q, qs), b_k=_part(problem.b_k, qs), b_v=_part(problem.b_v, vs),
+            w_q=_weight_columns(problem.w_q, qs), w_k=_weight_columns(problem.w_k, qs), w_v=_weight_columns(problem.w_v, vs),
+            b_q=_bias_part(problem.b_q, qs), b_k=_bias_part(problem.b_k, qs), b_v=_bias_part(problem.b_v, vs),
             q=q, k=k, v=v, scores=scores, scaled=scaled, weights=weights, output=output,
         ))
 
@@ -85,11 +85,13 @@ def _project(inp: np.ndarray, w: np.ndarray | None, b: np.ndarray | None) -> np.
     return out if b is None else out + b  # + [d_out]
 
 
-def _cols(w: np.ndarray | None, cols: slice) -> np.ndarray | None:
+def _weight_columns(w: np.ndarray | None, cols: slice) -> np.ndarray | None:
+    """one head's block of a weight matrix's columns; a missing W (the identity) stays missing"""
     return None if w is None else w[:, cols]
 
 
-def _part(b: np.ndarray | None, cols: slice) -> np.ndarray | None:
+def _bias_part(b: np.ndarray | None, cols: slice) -> np.ndarray | None:
+    """one head's block of a bias"""
     return None if b is None else b[cols]
 
 

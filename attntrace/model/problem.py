@@ -157,27 +157,28 @@ def _checked(problem: Problem) -> Dims:
             raise AttntraceError(
                 f"{name} has {w.shape[0]} rows but {feeds} has {rows} columns ({what} needs them equal)"
             )
-    d_kq = _width(problem.w_q, d_model)
-    d_kk = _width(problem.w_k, d_src)
-    if d_kq != d_kk:
+    width_q = _width(problem.w_q, d_model)  # every head's columns together: d_k · heads
+    width_k = _width(problem.w_k, d_src)
+    if width_q != width_k:
         q_name = "w_q" if problem.w_q is not None else "x (no w_q, so Q = X)"
         k_name = "w_k" if problem.w_k is not None else f"{kv_name} (no w_k, so K = {kv_name})"
-        raise AttntraceError(f"{k_name} has {d_kk} columns but {q_name} has {d_kq} (q · k needs the same d_k)")
-    d_k, d_v = d_kq, _width(problem.w_v, d_src)
-    for name, b, size, of in (("b_q", problem.b_q, d_k, "d_k"), ("b_k", problem.b_k, d_k, "d_k"), ("b_v", problem.b_v, d_v, "d_v")):
+        raise AttntraceError(f"{k_name} has {width_k} columns but {q_name} has {width_q} (q · k needs the same d_k)")
+    width_v = _width(problem.w_v, d_src)  # d_v · heads
+    for name, b, size, of in (("b_q", problem.b_q, width_k, "d_k"), ("b_k", problem.b_k, width_k, "d_k"),
+                              ("b_v", problem.b_v, width_v, "d_v")):
         if b is not None and b.shape[0] != size:
             raise AttntraceError(f"{name} has {b.shape[0]} values but {of} = {size}")
     heads = problem.heads
     if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
         raise AttntraceError(f"heads = {heads!r} must be a whole number of at least 1")
-    for what, size in (("d_k", d_k), ("d_v", d_v)):
+    for what, size in (("d_k", width_k), ("d_v", width_v)):
         if size % heads:
             raise AttntraceError(f"heads = {heads} does not divide {what} = {size}")
-    d_out = d_v
+    d_out = width_v
     if problem.w_o is not None:
-        if problem.w_o.shape[0] != d_v:
+        if problem.w_o.shape[0] != width_v:
             raise AttntraceError(
-                f"w_o has {problem.w_o.shape[0]} rows but the concatenated heads have {d_v} columns (d_v = {d_v})"
+                f"w_o has {problem.w_o.shape[0]} rows but the concatenated heads have {width_v} columns (d_v = {width_v})"
             )
         d_out = problem.w_o.shape[1]
     if problem.b_o is not None:
@@ -186,7 +187,7 @@ def _checked(problem: Problem) -> Dims:
         if problem.b_o.shape[0] != d_out:
             raise AttntraceError(f"b_o has {problem.b_o.shape[0]} values but w_o has {d_out} columns")
     _check_settings(problem, n, m)
-    return Dims(n, m, d_model, d_src, d_k // heads, d_v // heads, heads, d_out)
+    return Dims(n, m, d_model, d_src, width_k // heads, width_v // heads, heads, d_out)
 
 
 def _check_settings(problem: Problem, n: int, m: int) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -20,9 +21,15 @@ class Block:
     # the row of the trace's arrays shown, or None for all of them): what a worksheet's blank table asks for
 
 
+NoteKind = Literal["text", "self_check", "hidden"]  # words; step 8's self-check; the inputs a run does not walk through
+
+
 @dataclass(frozen=True)
 class Note:
+    """a line of words; its kind lets a view keep or drop it without reading it (a worksheet drops the self-check)"""
+
     text: str
+    kind: NoteKind = "text"
 
 
 @dataclass(frozen=True)
@@ -31,7 +38,7 @@ class Step:
 
     number: int
     heading: str
-    items: list[Block | Note] = field(default_factory=list)
+    items: tuple[Block | Note, ...] = ()
 
     @property
     def prefix(self) -> str:
