@@ -240,7 +240,8 @@ MALFORMED = {
     "a string cell": ({"heads": [{"head": 1, "q": [["0.1", 0.2]] * 3}]}, 'row 1, column 1: expected a number or null'),
     "a boolean cell": ({"heads": [{"head": 1, "q": [[True, 0.2]] * 3}]}, "got true"),
     "a huge cell": ('{"heads": [{"head": 1, "q": [[1e400, 0.2], [1, 2], [3, 4]]}]}', "too large for a float64"),
-    "NaN": ('{"heads": [{"head": 1, "q": [[NaN, 0.2]]}]}', "NaN is not a number"),
+    "NaN": ('{"heads": [{"head": 1, "q": [[NaN, 0.2]]}]}', "head 1 q row 1, column 1 is NaN"),
+    "Infinity": ('{"heads": [{"head": 1, "q": [[0.1, -Infinity]]}]}', "head 1 q row 1, column 2 is -Infinity"),
     "query 0": ({"query": 0, "heads": []}, "query must be the number of the input"),
     "query out of range": ({"query": 7, "heads": []}, "query 7 is out of range; this problem has inputs 1 to 3"),
     "too many rows": ({"heads": [{"head": 1, "weights": [[0.1, 0.2, 0.3]] * 4}]}, "weights has 4 rows, expected 3: one per input"),
@@ -329,7 +330,7 @@ def test_a_class_directory_with_a_gradebook_and_a_summary(attntrace, tmp_path):
     r = attntrace("check", room, "--gradebook", book)
     assert r.code == 2  # dee's sheet cannot be read; the others are marked
     assert "dee.json" in r.err and "ana.json" in r.out and "cai.json" in r.out
-    assert "2 of 4 sheets: mask left out" in r.out and "3 sheets marked, 1 could not be read; 1 passed" in r.out
+    assert "2 of 3 sheets marked: mask left out" in r.out and "3 sheets marked, 1 could not be read; 1 passed" in r.out
     rows = list(csv.DictReader(book.open(encoding="utf-8")))
     assert [row["sheet"].split("/")[-1] for row in rows] == ["ana.json", "ben.json", "cai.json", "dee.json"]
     assert rows[0]["score"] == "15" and rows[1]["head 1 scaled"] == "wrong" and "mask" in rows[1]["diagnosis"]
@@ -390,3 +391,99 @@ def test_labels_and_names_in_a_report_are_shown_never_obeyed(attntrace, tmp_path
     r = attntrace("check", _write(tmp_path, "s.json", {**sheet, "student": "a\rb"}), _write(tmp_path, "p.json", problem))
     assert "\x1b" not in r.out and "\u202e" not in r.out and "\x07" not in r.out and "\r" not in r.out
     assert "weights[\\x1b[31mred → b\\u202eidi]" in r.out and "bell\\x07" in r.out and "(a\\x0db)" in r.out
+
+
+CAUSAL_ZEROS = {"precision": 2, "heads": [{
+    "head": 1, "q": [[1, 0, 2], [2, 2, 2], [2, 1, 3], [2, 1, 3]], "k": [[0, 1, 1], [4, 4, 0], [2, 3, 1], [1, 1, 2]],
+    "v": [[1, 2, 3], [2, 8, 0], [2, 6, 3], [1, 5, 0]], "scores": [[2, 4, 4, 5], [4, 16, 12, 8], [4, 12, 10, 9], [4, 12, 10, 9]],
+    "scaled": [[1.15, 0, 0, 0], [2.31, 9.24, 0, 0], [2.31, 6.93, 5.77, 0], [2.31, 6.93, 5.77, 5.2]],
+    "weights": [[0.51, 0.16, 0.16, 0.16], [0, 1, 0, 0], [0.01, 0.76, 0.24, 0], [0.01, 0.67, 0.21, 0.12]],
+    "output": [[1.31, 4.06, 2.01], [2, 8, 0], [2.01, 7.54, 0.75], [1.89, 7.24, 0.66]]}]}
+
+
+def test_zero_written_for_a_masked_score_is_wrong_and_its_softmax_never_right(attntrace, tmp_path):
+    r = attntrace("check", _write(tmp_path, "s.json", CAUSAL_ZEROS), SAMPLES / "causal.json", "--format", "json")
+    verdicts = {i["key"]: i["verdict"] for i in json.loads(r.out)["items"]}
+    assert r.code == 1 and verdicts["scaled"] == "wrong" and verdicts["weights"] in ("wrong", "consequence")
+
+
+def test_a_slip_in_cross_attention_scores_is_marked_not_a_crash(attntrace, tmp_path):
+    sheet = {"precision": 2, "heads": [{"head": 1, "scores": [[-15.0, 4.0, 4.0, -14.0], [24.0, -6.0, -6.0, 21.0]]}]}
+    r = attntrace("check", _write(tmp_path, "s.json", sheet), SAMPLES / "cross.json")
+    assert r.code == 1 and "WRONG" in r.out and r.err == ""
+
+
+def test_a_final_output_that_contradicts_the_heads_is_marked(attntrace, tmp_path):
+    sheet = hand.sheet(ONE, 2)
+    sheet["output"][0][0] = 9.99
+    r, report, verdicts = _mark(attntrace, tmp_path, ONE, sheet)
+    assert r.code == 1 and verdicts[("output", 1)] == "wrong" and "written twice, differently" in " ".join(report["notes"])
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "plain"])
+def test_a_key_at_0_decimals_passes(attntrace, tmp_path, fmt):
+    key = tmp_path / ("key." + {"json": "json", "markdown": "md", "plain": "txt"}[fmt])
+    attntrace("worksheet", SAMPLES / "scaled.json", "--precision", "0", "--key", "--format", fmt, "-o", key)
+    r = attntrace("check", key, SAMPLES / "scaled.json")
+    assert r.code == 0, r.out
+
+
+def test_every_student_of_an_assigned_class_is_marked(attntrace, tmp_path):
+    roster = tmp_path / "roster.txt"
+    roster.write_text("ana\nben\ncai\n")
+    room = tmp_path / "class"
+    attntrace("assign", roster, "--seed", "5", "-o", room)
+    (room / "ana" / "answers.json").write_text((room / "ana" / "key.json").read_text())
+    (room / "ben" / "worksheet.md").write_text((room / "ben" / "key.md").read_text())  # filled in place
+    book = tmp_path / "g.csv"
+    r = attntrace("check", room, "--gradebook", book)
+    rows = {row["sheet"].split("/")[-2]: row for row in csv.DictReader(book.open(encoding="utf-8"))}
+    assert set(rows) == {"ana", "ben", "cai"} and r.code == 1
+    assert rows["ana"]["score"] == rows["ben"]["score"] == rows["ana"]["max_score"] and rows["cai"]["score"] == "0"
+
+
+def test_a_sheet_in_a_sub_folder_uses_the_problem_above_it(attntrace, tmp_path):
+    room = tmp_path / "room"
+    (room / "sub").mkdir(parents=True)
+    _write(room, "problem.json", ONE)
+    _write(room / "sub", "ana.json", hand.sheet(ONE, 2))
+    assert attntrace("check", room).code == 0
+
+
+def test_messages_a_teacher_can_read(attntrace, tmp_path):
+    inverted = hand.sheet(ONE_CAUSAL, 2, mask="inverted")
+    r = attntrace("check", _write(tmp_path, "s.json", inverted), _write(tmp_path, "p.json", ONE_CAUSAL))
+    assert "WRONG: 3 of 3 written cells off; 6 of 6 cells not written" in r.out
+    r, report, _ = _mark(attntrace, tmp_path, TWO, hand.sheet(TWO, 2, interleaved=True))
+    assert "every 2nd column" in report["diagnosis"]
+    huge = hand.sheet(ONE, 2)
+    huge["heads"][0]["q"][0][0] = 1e300
+    r = attntrace("check", _write(tmp_path, "s.json", huge), _write(tmp_path, "p.json", ONE))
+    assert "1.000e+300 written" in r.out and r.err == ""
+
+
+def test_minus_infinity_written_where_a_number_belongs_is_wrong(tmp_path):
+    import numpy as np
+
+    from attntrace.files.problemfile import from_dict as problem_from
+    from attntrace.homework.marking import Marker, Rule
+    from attntrace.homework.sheet import from_dict
+
+    sheet = from_dict(hand.sheet(ONE, 2), "s")
+    sheet.cells[(1, "q")][0, 0] = -np.inf  # "masked" typed into a Q cell of a worksheet
+    report = Marker(problem_from(ONE, "p"), "p").mark(sheet, Rule())
+    assert next(i for i in report.items if i.key == "q").verdict == "wrong"
+
+
+def test_a_d_k_of_1_says_what_it_divides_by(attntrace, tmp_path):
+    problem = {**ONE, "w_q": [[0.6], [0.2], [-0.5], [0.9]], "w_k": [[-0.4], [0.5], [0.8], [0.1]]}
+    sheet = hand.sheet(problem, 2)
+    sheet["heads"][0]["scaled"][0][0] = 7.0
+    r, report, _ = _mark(attntrace, tmp_path, problem, sheet)
+    assert "divides the scores by 1" in " ".join(report["notes"])
+
+
+@pytest.mark.parametrize("args", [["--points", "scores=2,scores=3"], ["--precision", "2", "--atol", "0.1"]])
+def test_contradicting_options_are_usage_errors(attntrace, tmp_path, args):
+    r = attntrace("check", _write(tmp_path, "s.json", hand.sheet(ONE, 2)), _write(tmp_path, "p.json", ONE), *args)
+    assert r.code == 2 and r.err.count("\n") == 1

@@ -228,6 +228,7 @@ def test_a_unicode_minus_reads_as_minus(attntrace, tmp_path, fmt, minus):
     sheet = parse(text, path)
     assert_carried(sheet, carried(path, 2))
     assert any((m < 0).any() for m in sheet.cells.values()) and any(np.isneginf(m).any() for m in sheet.cells.values())
+    assert sheet.notes == ()  # a minus sign read is not worth a note, unlike a decimal comma
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -243,7 +244,8 @@ def test_decimal_commas_are_read_with_one_note(attntrace, tmp_path, fmt):
 @pytest.mark.parametrize("written, value", [
     ("-inf", -np.inf), ("\u2212inf", -np.inf), ("-∞", -np.inf), ("\u2212∞", -np.inf), ("masked", -np.inf),
     ("x", -np.inf), ("—", -np.inf), ("?", np.nan), ("__", np.nan), ("+0.5", 0.5), ("-.5", -0.5), ("1e-1", 0.1),
-    ("\uff0d０．５", -0.5), (" 0.5 ", 0.5),
+    ("\uff0d０．５", -0.5), (" 0.5 ", 0.5), ("-", np.nan), ("\u2013", np.nan), ("n/a", np.nan), ("N/A", np.nan),
+    ("na", np.nan), ("NA", np.nan),
 ])
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_how_a_masked_or_a_blank_cell_may_be_written(attntrace, tmp_path, fmt, written, value):
@@ -339,19 +341,108 @@ def test_a_missing_table_is_not_answered_and_a_moved_one_is_still_read(attntrace
     np.testing.assert_allclose(sheet.cells[(1, "weights")], values(t, (1, "weights")), atol=1e-9)
 
 
+def set_cells(text, fmt, title_part, written):
+    """the worksheet with cells of the table whose title holds title_part written over: {(row label, column from 0): text}"""
+    seen = {}
+
+    def change(title, label, cell):
+        if title_part not in title:
+            return cell
+        column = seen[(title, label)] = seen.get((title, label), -1) + 1
+        return written.get((label, column), cell)
+
+    return edit_cells(text, fmt, change)
+
+
+STEP_5 = "Step 5 · w(2, j) = softmax over j"
+STEP_8 = "Step 8 · weights = softmax(scores / sqrt(d_k = 2) = 1.4142)"
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_a_cell_written_twice_keeps_the_first_and_notes_the_other(attntrace, tmp_path, fmt):
+@pytest.mark.parametrize("in_5, in_8, kept", [(None, "0.99", 0.99), ("0.99", None, 0.99), ("0.47", "0.99", 0.47)])
+def test_a_cell_written_twice_differently_keeps_the_one_off_and_notes_both(attntrace, tmp_path, fmt, in_5, in_8, kept):
+    """a right value in step 5 must not hide a wrong one in step 8's matrix, or the other way round"""
     path = problem_path(tmp_path, "xihuan")
-    t = carried(path, 2)
-    first = values(t, (1, "weights"))[1, 2]
+    right = f"{values(carried(path, 2), (1, 'weights'))[1, 2]:.2f}"
+    text = printed(attntrace, path, fmt)
+    for title, written in ((STEP_5, in_5), (STEP_8, in_8)):
+        text = set_cells(text, fmt, title, {("喜欢", 2): written} if written else {})
+    sheet = parse(text, path)
+    assert sheet.cells[(1, "weights")][1, 2] == kept
+    assert sheet.notes == (f'"{STEP_5}" and "{STEP_8}", row 喜欢, column 猫: written twice, differently: '
+                           f"{in_5 or right} and {in_8 or right}; the one off is marked",)
 
-    def second(title, label, cell):
-        return "0.99" if "weights = softmax" in title and label == "喜欢" and cell == f"{first:.2f}" else cell
 
-    sheet = parse(edit_cells(printed(attntrace, path, fmt), fmt, second), path)
-    assert sheet.cells[(1, "weights")][1, 2] == pytest.approx(first)
-    assert len(sheet.notes) == 1
-    assert "row 喜欢, column 猫: 0.99 differs" in sheet.notes[0] and "Step 5 · w(2, j) = softmax over j" in sheet.notes[0]
+def test_a_masked_cell_is_true_only_as_minus_infinity():
+    """the truth of a masked scaled cell is -inf: any number written in it is farther off than -inf"""
+    assert filled._off(-np.inf, -np.inf) == 0 and filled._off(0.5, -np.inf) == np.inf
+    assert filled._off(-np.inf, 0.5) == np.inf and filled._off(0.47, 0.86) == pytest.approx(0.39)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_wrong_step_6_table_is_noted_once_and_not_marked(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "xihuan")
+    written = {("我", 0): "0.5", ("喜欢", 1): "-0.02", ("猫", 0): "1.81",  # wrong: the truth is -0.02, 0.02 and -1.81
+               ("猫", 1): "0.4749", ("喜欢", 0): "____"}  # 0.47 when rounded, and a blank: neither is off
+    sheet = parse(set_cells(printed(attntrace, path, fmt), fmt, "Step 6 · w(2, j) · v_j", written), path)
+    assert_carried(sheet, carried(path, 2))
+    assert sheet.notes == ('the table "Step 6 · w(2, j) · v_j" has 3 cells that differ from w(i, j) · v_j; '
+                           "it is not marked, but check it",)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_wrong_concatenation_before_w_o_is_noted_per_table(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "two_heads")
+    text = set_cells(printed(attntrace, path, fmt), fmt, "Step 7 · concat(heads) for input 2", {("cat", 3): "2.1"})
+    text = set_cells(text, fmt, "Step 8 · concat(heads)", {("sat", 0): "-0.1", ("down", 3): "4"})
+    sheet = parse(text, path)
+    assert_carried(sheet, carried(path, 2))
+    assert sheet.notes == (
+        "the table \"Step 7 · concat(heads) for input 2\" has 1 cell that differs from the heads' outputs side by side; "
+        "it is not marked, but check it",
+        "the table \"Step 8 · concat(heads)\" has 2 cells that differ from the heads' outputs side by side; "
+        "it is not marked, but check it",
+    )
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("printed_title, edited", [
+    ("Step 3 · Q = X · W_Q", "Step 3 · Q = XW_Q"),
+    ("Step 4 · score(2, j) / sqrt(d_k = 2) = 1.4142", "Step 4 · score(2, j) / sqrt(d_k = 2) = 1,4142"),
+    ("Step 8 · output = weights · V", "Step 8 · output = weights V"),
+])
+def test_a_heading_edited_slightly_is_read_as_the_closest_title_with_a_note(attntrace, tmp_path, fmt, printed_title, edited):
+    path = problem_path(tmp_path, "xihuan")
+    text = printed(attntrace, path, fmt)
+    assert text.count(printed_title) == 1
+    sheet = parse(text.replace(printed_title, edited), path)
+    assert_carried(sheet, carried(path, 2))
+    assert sheet.notes == (f'read the table titled "{edited}" as "{printed_title}"',)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_heading_equally_close_to_two_titles_is_not_guessed(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "xihuan")
+    text = printed(attntrace, path, fmt)
+    guess = "Step 4 · score(i, j) / sqrt(d_k = 2) = 1.4142"
+    for i in (1, 2):
+        text = text.replace(f"Step 4 · score({i}, j) / sqrt(d_k = 2) = 1.4142", guess)
+    sheet = parse(text, path)
+    scaled = sheet.cells[(1, "scaled")]
+    assert np.isnan(scaled[:2]).all() and np.isfinite(scaled[2]).all()
+    not_read = f'the table titled "{guess}" is none of the worksheet\'s tables; its numbers were not read'
+    assert sheet.notes == (not_read, not_read)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("key", [True, False])
+def test_a_heading_like_no_title_is_noted_only_when_numbers_are_written_under_it(attntrace, tmp_path, fmt, key):
+    path = problem_path(tmp_path, "xihuan")
+    text = printed(attntrace, path, fmt, key=key).replace("Step 3 · K = X · W_K", "my keys")
+    sheet = parse(text, path)
+    assert np.isnan(sheet.cells[(1, "k")]).all()
+    assert sheet.notes == (('the table titled "my keys" is none of the worksheet\'s tables; its numbers were not read',)
+                           if key else ())
 
 
 def test_a_cell_left_blank_in_one_table_is_taken_from_the_other(attntrace, tmp_path):

@@ -359,6 +359,9 @@ def check(
     exact = rtol is not None or atol is not None
     if tolerance is not None and exact:
         raise typer.BadParameter("give --tolerance, or --rtol/--atol, not both", param_hint="--tolerance")
+    if precision is not None and (exact or tolerance is not None):
+        raise typer.BadParameter("a tolerance replaces rounding at a precision; give one of them",
+                                 param_hint="--precision")
     rule = Rule(precision=precision, rtol=tolerance / 2 if tolerance is not None else rtol,
                 atol=tolerance if tolerance is not None else atol, follow_through=follow_through,
                 points=_parse_points(points))
@@ -395,6 +398,8 @@ def _parse_points(text: Optional[str]) -> dict[str, float]:
     for part in (p.strip() for p in text.split(",") if p.strip()):
         key, _, value = part.partition("=")
         key = key.strip()
+        if key in out:
+            raise typer.BadParameter(f'"{key}" is given twice; give each step once', param_hint="--points")
         if key not in POINT_KEYS:
             raise typer.BadParameter(f'"{key}" is not a step; use {", ".join(POINT_KEYS)}', param_hint="--points")
         try:

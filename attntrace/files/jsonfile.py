@@ -8,10 +8,20 @@ from typing import Any
 from attntrace.errors import AttntraceError
 
 
-def parse(text: str, name: str) -> Any:
-    """the JSON value of text, or one error naming the line and column of what is wrong"""
+class Literal:
+    """NaN, Infinity or -Infinity where a number belongs, kept so that the cell holding it can be named"""
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+
+def parse(text: str, name: str, literals: bool = False) -> Any:
+    """the JSON value of text, or one error naming the line and column of what is wrong
+
+    literals: keep NaN and Infinity as Literal values for the caller to refuse by cell, instead of refusing them here
+    """
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=Literal if literals else _no_constant)
     except json.JSONDecodeError as e:
         raise AttntraceError(f"{name}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
     except RecursionError:

@@ -39,7 +39,7 @@ def is_problem(path: str) -> bool:
 
 
 def _is_csv_sheet(p: Path) -> bool:
-    return any((p / name).exists() for name in ANSWER_CSVS) or (p / "answers.json").exists()
+    return any((p / name).exists() for name in ANSWER_CSVS)
 
 
 def expand(path: str) -> list[str]:
@@ -55,12 +55,21 @@ def expand(path: str) -> list[str]:
             if _is_csv_sheet(child):
                 found.append(str(child))
             elif not is_problem(str(child)):
-                found.extend(str(f) for f in sorted(child.iterdir()) if _sheet_file(f))
+                found.extend(_student_folder(child))
         elif _sheet_file(child):
             found.append(str(child))
     if not found:
         raise AttntraceError(f"{path}: no answer sheets in this directory (.json, .md or .txt files)", exit_code=2)
     return found
+
+
+def _student_folder(folder: Path) -> list[str]:
+    """a student's sheets; with none, the worksheet they were handed (filled in place, or blank: not answered)"""
+    sheets = [str(f) for f in sorted(folder.iterdir()) if _sheet_file(f)]
+    if sheets:
+        return sheets
+    handed = [folder / name for name in ("worksheet.md", "worksheet.txt")]
+    return [str(f) for f in handed if f.is_file()][:1]
 
 
 def _sheet_file(p: Path) -> bool:
@@ -83,11 +92,12 @@ def split(paths: list[str], problem: str | None) -> tuple[str | None, list[str]]
 
 
 def beside(sheet: str) -> str | None:
-    """the problem.json in a sheet's folder (or in a CSV sheet's own directory), if any"""
+    """the problem.json in a sheet's folder (or a CSV sheet's own directory), else in the folder above it"""
     if sheet == "-":
         return None
     p = Path(sheet)
-    for candidate in ((p / "problem.json") if p.is_dir() else None, p.parent / "problem.json"):
+    for candidate in ((p / "problem.json") if p.is_dir() else None, p.parent / "problem.json",
+                      p.parent.parent / "problem.json"):
         if candidate is not None and candidate.exists():
             return str(candidate)
     return None

@@ -48,7 +48,7 @@ def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, st
         if step == "k":
             out.append(("w_q", "Q used where K belongs", "Q was used where K belongs: K was computed with W_Q"))
         out.append(("interleaved", "heads interleaved",
-                    f"the heads were split as interleaved columns (every {d.heads}th column) instead of contiguous blocks"))
+                    f"the heads were split as interleaved columns (every {_ordinal(d.heads)} column) instead of contiguous blocks"))
         return out
     if step == "scores":
         return [("kq", "Q and K swapped", "Q and K were swapped: the scores are K Q^T, the transpose of Q K^T"),
@@ -67,6 +67,10 @@ def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, st
     return []
 
 
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
 def _fits(work: Work, key: Key, variant: str) -> tuple[bool, bool]:
     """(the written cells follow the convention, and its masked cells are exactly the ones left blank)"""
     redo = recompute(work, key, variant)
@@ -77,8 +81,10 @@ def _fits(work: Work, key: Key, variant: str) -> tuple[bool, bool]:
     written = np.isfinite(g)
     places = work.places[key]
     for values in candidates:
+        if values.shape != g.shape:
+            continue
         masked = np.isneginf(values)
-        tight = rounds_to(g, np.where(masked, 0.0, values), places) | close(g, values, bound, places)
+        tight = (rounds_to(g, np.where(masked, 0.0, values), places) & ~masked) | close(g, values, bound, places)
         if (tight | ~written).all() and not (written & masked).any():
             return True, bool(np.array_equal(masked, ~written))
     return False, False
@@ -108,6 +114,8 @@ def diagnose(work: Work, items: list[Item]) -> tuple[str | None, tuple[str, ...]
         return text + where, tags
     if len(first.off) == 1:
         cell = first.off[0]
-        return (f"a slip in one cell: {cell.name} is {cell.given:.{cell.decimals}f}, expected "
-                f"{cell.expected:.{cell.decimals}f}; none of the usual mistakes explains it"), ("a slip in one cell",)
+        from attntrace.homework.report import number
+
+        return (f"a slip in one cell: {cell.name} is {number(cell.given, cell.decimals)}, expected "
+                f"{number(cell.expected, cell.decimals)}; none of the usual mistakes explains it"), ("a slip in one cell",)
     return None, ()

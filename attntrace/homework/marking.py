@@ -53,7 +53,8 @@ class Item:
     name: str
     verdict: str = NOT_ANSWERED
     note: str = ""
-    given: int = 0  # cells written
+    given: int = 0  # cells written that are asked for
+    written: int = 0  # every cell written, a masked one included (for a wrong step's count)
     asked: int = 0  # cells asked for (a masked scaled cell is asked to be left blank, not counted)
     off: list[Cell] = field(default_factory=list)  # the cells that are wrong
     max_points: float = 1.0
@@ -101,21 +102,23 @@ class Report:
 
 
 def decimals(a: np.ndarray) -> np.ndarray:
-    """the decimals each written cell shows (0.25 -> 2, 3.0 -> 1, 1e-05 -> 5); -1 where blank or masked"""
+    """the decimals each written cell shows (0.25 -> 2, 3.0 -> 0, 1e-05 -> 5); -1 where blank or masked"""
     out = np.full(a.shape, -1, dtype=int)
     for index, value in np.ndenumerate(a):
         if np.isfinite(value):
-            exponent = Decimal(repr(float(value))).as_tuple().exponent
+            exponent = Decimal(repr(float(value))).normalize().as_tuple().exponent
             out[index] = max(0, -int(exponent))
     return out
 
 
 def inferred_precision(sheet: Sheet) -> int | None:
-    """the decimals most cells were written with (ties: the larger); None for a sheet with no number"""
+    """the decimals most cells were written with (ties: the larger), whole numbers aside as they say nothing of it;
+    None for a sheet with no number"""
     written = [d[d >= 0] for d in (decimals(a) for a in sheet.cells.values())]
-    counts = np.bincount(np.concatenate(written).astype(int)) if written else np.zeros(0, dtype=int)
-    if counts.size == 0:
+    every = np.concatenate(written).astype(int) if written else np.zeros(0, dtype=int)
+    if every.size == 0:
         return None
+    counts = np.bincount(every[every > 0]) if (every > 0).any() else np.bincount(every)
     return int(len(counts) - 1 - np.argmax(counts[::-1]))
 
 
@@ -153,18 +156,25 @@ class Marker:
         if sheet.query is not None and not 1 <= sheet.query <= n:
             raise SheetError(f"{sheet.origin}: query {sheet.query} is out of range; this problem has inputs 1 to {n}")
         t = self.traced(sheet.query)
-        given = _given(sheet, t)
+        notes = list(sheet.notes)
+        given = _given(sheet, t, notes)
         precision, source = _precision(sheet, rule)
+        if "final" in rule.points and (None, "output") not in given:
+            notes.append("points for the final output do not apply: with one head and no W_O it is the head's output, "
+                         "which the points for output count")
         work = Work(self, t, given, precision, rule)
-        items = work.mark_all()
+        with np.errstate(all="ignore"):  # a student's huge numbers overflow a redo: that is theirs to see, not a warning
+            items = work.mark_all()
         report = Report(sheet.origin, self.problem.name or self.origin, precision, source, sheet.query, items,
-                        follow_through=rule.follow_through, student=sheet.student, notes=list(sheet.notes))
-        report.diagnosis, report.mistakes = diagnosis.diagnose(work, items)
+                        follow_through=rule.follow_through, student=sheet.student, notes=notes)
+        with np.errstate(all="ignore"):
+            report.diagnosis, report.mistakes = diagnosis.diagnose(work, items)
         for (head, key), values in sheet.cells.items():
             scores = sheet.cells.get((head, "scores"))
             if key == "scaled" and (head, key) not in given and scores is not None and not np.array_equal(
                     values, scores, equal_nan=True):
-                report.notes.append(f"this problem has no scaling and no mask, so the scaled scores are the scores; "
+                report.notes.append(f"this problem divides the scores by {t.divisor:g} and masks none, so the scaled scores "
+                                    "are the scores; "
                                     f"those written{'' if head is None or len(t.heads) == 1 else f' for head {head}'} "
                                     "differ and are not marked")
         return report
@@ -181,7 +191,22 @@ def _precision(sheet: Sheet, rule: Rule) -> tuple[int, str]:
     return (2 if inferred is None else min(inferred, EXACT_FROM)), "digits"
 
 
-def _given(sheet: Sheet, t: Trace) -> dict[Key, np.ndarray]:
+def _one_output(head: np.ndarray | None, final: np.ndarray, t: Trace, notes: list[str]) -> np.ndarray:
+    """one head and no W_O: the head's output and the final output are one answer; where they differ, the worse counts"""
+    if head is None or head.shape != final.shape:
+        return final
+    both = ~np.isnan(head) & ~np.isnan(final) & (head != final)
+    if both.any():
+        truth = t.heads[0].output
+        worse = np.where(np.abs(final - truth) > np.abs(head - truth), final, head)
+        i, j = np.argwhere(both)[0]
+        notes.append(f"the output is written twice, differently ({cell_name(t, (1, 'output'), int(i), int(j))}: "
+                     f"{head[i, j]:g} and {final[i, j]:g}); the one further from the answer is marked")
+        head = np.where(both, worse, head)
+    return np.where(np.isnan(head), final, head)
+
+
+def _given(sheet: Sheet, t: Trace, notes: list[str]) -> dict[Key, np.ndarray]:
     """the sheet's matrices for what the problem asks, each checked against the shape it must have"""
     keys = asked(t)
     heads = len(t.heads)
@@ -191,9 +216,7 @@ def _given(sheet: Sheet, t: Trace) -> dict[Key, np.ndarray]:
             raise SheetError(f"{sheet.origin}: the sheet gives head {head}, but the problem has "
                              f"{heads} head{'s' * (heads != 1)}")
     if (None, "output") not in keys and (None, "output") in cells:  # one head, no W_O: the final output is the head's
-        final = cells.pop((None, "output"))
-        mine = cells.get((1, "output"))
-        cells[(1, "output")] = final if mine is None or mine.shape != final.shape else np.where(np.isnan(mine), final, mine)
+        cells[(1, "output")] = _one_output(cells.get((1, "output")), cells.pop((None, "output")), t, notes)
     out: dict[Key, np.ndarray] = {}
     for head, key in keys:
         expected = _expected(t, head, key)
@@ -279,17 +302,17 @@ class Work:
         g = self.given[key]
         item = Item(head, step, item_name(self.t, key), max_points=_points(self.rule, key, self.t))
         expected = self.expected(key)
-        masked_cell = np.isneginf(expected)  # a masked scaled score is asked to be left blank
+        masked_cell = np.isneginf(expected)  # a masked scaled score is asked to be left blank (or written masked)
         if step == "weights" and self.t.allowed is not None:
-            masked_cell = ~self.t.allowed & ~np.isfinite(g)  # a masked weight left blank is its 0
-        written = np.isfinite(g)
+            masked_cell = ~self.t.allowed & np.isnan(g)  # a masked weight left blank is its 0
+        written = ~np.isnan(g)  # a number, or "masked" (-inf), which is an answer too
         item.given = int((written & ~masked_cell).sum())
         item.asked = int((~masked_cell).sum())
-        if not written.any():
+        if not np.isfinite(g).any():
             item.note = f"none of its {item.asked} cells written"
             return item
         places = self.places[key]
-        right = self.right(g, expected, key, places) | (masked_cell & ~written)
+        right = self.right(g, expected, key, places) | (masked_cell & ~np.isfinite(g))
         redo = self.redo(key)
         follows = np.zeros(g.shape, dtype=bool)
         if redo is not None:
@@ -297,10 +320,11 @@ class Work:
             inputs = [self.verdicts.get(k, NOT_ANSWERED) for k in depends(self.t, key)]
             if all(v in (RIGHT, NOT_ANSWERED) for v in inputs):
                 for values in candidates:  # right numbers carried on at the student's own rounding
-                    right |= written & rounds_to(g, np.where(np.isfinite(values), values, 0.0), places)
+                    right |= written & np.isfinite(values) & rounds_to(g, np.where(np.isfinite(values), values, 0.0), places)
             if self.mistaken(key):  # an earlier mistake can show here even through right-looking rounded numbers
                 for values in candidates:
-                    follows |= close(g, values, bound, places)
+                    if values.shape == g.shape:
+                        follows |= close(g, values, bound, places)
         blank = ~written
         if (right | blank).all():
             item.verdict = RIGHT
@@ -313,6 +337,7 @@ class Work:
             shown = self.shown(key, places)
             item.off = [Cell(int(i), int(j), cell_name(self.t, key, int(i), int(j)), float(g[i, j]), float(shown[i, j]),
                              int(places[i, j])) for i, j in np.argwhere(~(right | blank))]
+            item.written = int(written.sum())
         missing = item.asked - item.given
         if missing and item.verdict != NOT_ANSWERED:
             extra = f"{missing} of {item.asked} cells not written"

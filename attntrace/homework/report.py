@@ -14,15 +14,19 @@ if TYPE_CHECKING:
     from attntrace.render.document import Document
 
 MAX_CELLS = 6  # wrong cells listed per intermediate
+NO_DIAGNOSIS = "none of the usual mistakes explains these numbers; compare the cells listed"
 SOURCES = {"sheet": "as the sheet says", "teacher": "as --precision says", "digits": "inferred from the digits written",
-           "tolerance": "within --rtol/--atol"}
+           "tolerance": "within the tolerance given"}
 
 
-def _number(value: float, places: int) -> str:
+def number(value: float, places: int) -> str:
+    """a cell as a teacher writes it: at its precision, never -0.00, and huge numbers in powers of ten"""
     if value != value:
         return "blank"
     if value == float("-inf"):
         return "masked (left blank)"
+    if abs(value) >= 1e12:
+        return f"{value:.3e}"
     text = f"{value:.{min(places, 9)}f}"
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
@@ -30,9 +34,9 @@ def _number(value: float, places: int) -> str:
 def cell_lines(item: Item) -> list[str]:
     lines = []
     for cell in item.off[:MAX_CELLS]:
-        off = "" if cell.expected == float("-inf") else f" (off by {_number(abs(cell.given - cell.expected), cell.decimals)})"
-        lines.append(f"{visible(cell.name)}: {_number(cell.given, cell.decimals)} written, expected "
-                     f"{_number(cell.expected, cell.decimals)}{off}")
+        off = "" if cell.expected == float("-inf") else f" (off by {number(abs(cell.given - cell.expected), cell.decimals)})"
+        lines.append(f"{visible(cell.name)}: {number(cell.given, cell.decimals)} written, expected "
+                     f"{number(cell.expected, cell.decimals)}{off}")
     if len(item.off) > MAX_CELLS:
         lines.append(f"… and {len(item.off) - MAX_CELLS} more cells")
     return lines
@@ -42,7 +46,7 @@ def status(item: Item) -> str:
     note = f" ({item.note})" if item.note else ""
     if item.verdict == WRONG:
         missing = f"; {item.note}" if "not written" in item.note else ""
-        return f"WRONG: {len(item.off)} of {item.given} written cells off{missing}"
+        return f"WRONG: {len(item.off)} of {item.written} written cells off{missing}"
     if item.verdict == CONSEQUENCE:
         return f"consequence: {item.note}"
     return item.verdict + note
@@ -56,7 +60,7 @@ def text(report: Report) -> str:
     who = f" ({visible(report.student)})" if report.student else ""
     lines = [f"{visible(report.sheet)}{who} · {visible(report.problem)}"]
     if report.precision_from == "tolerance":
-        lines.append("marked within the tolerance given (--rtol/--atol)")
+        lines.append("marked within the tolerance given")
     else:
         lines.append(f"marked at {report.precision} decimal{'s' * (report.precision != 1)}, {SOURCES[report.precision_from]}"
                      + (f"; input {report.query} only" if report.query is not None else ""))
@@ -69,7 +73,7 @@ def text(report: Report) -> str:
     if report.diagnosis:
         lines.append(f"diagnosis: {visible(report.diagnosis)}")
     elif any(item.verdict == WRONG for item in report.items):
-        lines.append("diagnosis: none of the usual mistakes explains these numbers; compare the cells above")
+        lines.append(f"diagnosis: {NO_DIAGNOSIS}")
     verdict = "PASS" if report.passed else "not passed"
     lines.append(f"score: {_points(report.score)} of {_points(report.max_score)} · {verdict}")
     return "\n".join(lines) + "\n"
@@ -145,10 +149,16 @@ def gradebook(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
     for report in reports:
         verdicts = {_column(item): item.verdict for item in report.items}
         writer.writerow([_cell(report.sheet), _cell(report.student or ""), _points(report.score),
-                         _points(report.max_score), *(verdicts.get(c, "") for c in columns), _cell(report.diagnosis or "")])
+                         _points(report.max_score), *(verdicts.get(c, "") for c in columns), _cell(_diagnosis(report))])
     for sheet, error in unreadable:
         writer.writerow([_cell(sheet), "", "0", "", *("" for _ in columns), _cell(f"cannot be read: {error}")])
     return buffer.getvalue()
+
+
+def _diagnosis(report: Report) -> str:
+    if report.diagnosis:
+        return report.diagnosis
+    return NO_DIAGNOSIS if any(item.verdict == WRONG for item in report.items) else ""
 
 
 def _cell(value: str) -> str:
@@ -159,7 +169,6 @@ def _cell(value: str) -> str:
 
 def summary(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
     """how the class did per step, and the most common mistakes"""
-    total = len(reports) + len(unreadable)
     lines = [f"class: {len(reports)} sheet{'s' * (len(reports) != 1)} marked"
              + (f", {len(unreadable)} could not be read" if unreadable else "")
              + f"; {sum(r.passed for r in reports)} passed"]
@@ -177,5 +186,5 @@ def summary(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
         lines.append(f"  {column.ljust(width)}  " + ", ".join(parts))
     mistakes = Counter(tag for report in reports for tag in report.mistakes)
     for tag, count in mistakes.most_common():
-        lines.append(f"{count} of {total} sheets: {tag}")
+        lines.append(f"{count} of {len(reports)} sheets marked: {tag}")
     return "\n".join(lines) + "\n"

@@ -59,7 +59,7 @@ def load(path: str, problem: Any = None) -> Sheet:
             from attntrace.homework import filled
 
             return filled.parse(read_text(p), path, problem)
-        return from_dict(jsonfile.parse(read_text(path), "stdin" if path == "-" else path), path)
+        return from_dict(jsonfile.parse(read_text(path), "stdin" if path == "-" else path, literals=True), path)
     except SheetError:
         raise
     except AttntraceError as e:
@@ -164,6 +164,8 @@ def matrix(value: Any, where: str) -> np.ndarray:
             if cell is None:
                 continue
             at = f"{where} row {i + 1}, column {j + 1}"
+            if isinstance(cell, jsonfile.Literal):
+                raise SheetError(f"{at} is {cell.word}; write the number you computed, or null for a blank")
             if isinstance(cell, bool) or not isinstance(cell, (int, float)):
                 raise SheetError(f"{at}: expected a number or null (blank), got {_show(cell)}")
             number = float(cell) if abs(cell) < 1e308 or isinstance(cell, float) else math.inf
@@ -183,6 +185,8 @@ def unknown(key: str, known: tuple[str, ...]) -> str:
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, jsonfile.Literal):
+        return value.word
     if isinstance(value, str):
         return f'"{value[:30]}"'
     if isinstance(value, (list, dict)):

@@ -61,7 +61,7 @@ def _scores(work: Work, head: int, variant: str | None) -> Redo | None:
             return None
         a, b = k, q
     elif variant == "kk":  # K used where Q belongs
-        if work.t.query is not None:
+        if work.t.query is not None or work.t.problem.source is not None:
             return None
         a, b = k, k
     elif variant is None:
