@@ -296,7 +296,7 @@ def test_the_name_carries_the_student():
     (Design(mask=("window",)), "needs window"),
     (Design(mask=("padding",)), "needs padding"),
     (Design(mask=("casual",)), 'did you mean "causal"'),
-    (Design(init="uniform"), 'unknown --init "uniform"'),
+    (Design(init="uniform"), 'unknown init "uniform"'),
     (Design(tokens=0), "tokens = 0"),
     (Design(precision=-1), "precision = -1"),
     (Design(precision=13), "precision = 13"),

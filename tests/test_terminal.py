@@ -98,3 +98,10 @@ def test_head_pipeline_is_quiet(tmp_path):
     out = subprocess.run(f'"{sys.executable}" -m attntrace run "{path}" | head -1', shell=True, capture_output=True,
                          text=True, cwd=ROOT)
     assert out.stdout == "Step 1 · prepare inputs\n" and out.stderr == ""
+
+
+def test_an_output_that_cannot_show_the_text_is_one_line():
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    out = subprocess.run([sys.executable, "-m", "attntrace", "run"], capture_output=True, env=env, cwd=ROOT, timeout=20)
+    err = out.stderr.decode("ascii", "replace")
+    assert out.returncode == 1 and "PYTHONIOENCODING=utf-8" in err and "Traceback" not in err and err.count("\n") == 1

@@ -49,6 +49,9 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
     except BrokenPipeError:
         env.quiet_stdout()
         return ExitStatus.SUCCESS
+    except UnicodeEncodeError as e:
+        return _fail(env, f"this output's encoding ({e.encoding}) cannot show {e.object[e.start:e.end]!r}; "
+                          "set PYTHONIOENCODING=utf-8, or write to a file with -o (always UTF-8)", ExitStatus.ERROR)
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
         return _fail(env, f"{where}{e.strerror or e}", ExitStatus.ERROR)
@@ -300,6 +303,8 @@ def new(
     from attntrace.model.problem import problem_error
 
     names = None if labels is None else tuple(t.strip() for t in labels.split(","))
+    if names is not None and len(names) != tokens:
+        raise AttntraceError(f"--labels gives {len(names)} labels but --tokens is {tokens}")
     try:
         problem = random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init, seed=seed,
                                  tokens=names)

@@ -80,7 +80,7 @@ def split(paths: list[str], problem: str | None) -> tuple[str | None, list[str]]
     """(the problem, the sheets): a positional path that holds a problem is the problem"""
     given = [path for path in paths if is_problem(path)]
     if problem is not None and given:
-        raise AttntraceError(f"{given[0]} is a problem, and --problem names {problem}; give one", exit_code=2)
+        raise AttntraceError(f"{given[0]} is a problem, and so is {problem}; give one", exit_code=2)
     if len(given) > 1:
         raise AttntraceError(f"{given[0]} and {given[1]} are both problems; give one, or put each problem.json "
                              "beside its sheets", exit_code=2)

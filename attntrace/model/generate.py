@@ -29,9 +29,9 @@ def random_problem(*, n: int, d_model: int, d_k: int, d_v: int, heads: int = 1, 
                    seed: int | None = None, tokens: tuple[str, ...] | None = None) -> Problem:
     """a problem ready to edit; integers (the default) can be computed by hand, like the worked example"""
     if init not in INITS:
-        raise AttntraceError(f'unknown --init "{init}"; use {", ".join(INITS)}')
+        raise AttntraceError(f'unknown init "{init}"; use {", ".join(INITS)}')
     if tokens is not None and len(tokens) != n:
-        raise AttntraceError(f"--labels gives {len(tokens)} labels but --tokens is {n}")
+        raise AttntraceError(f"{len(tokens)} token labels given for n = {n} inputs")
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 3, size=(n, d_model)).astype(np.float64) if init == "integers" else np.round(
         rng.normal(size=(n, d_model)), 4)
