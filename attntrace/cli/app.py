@@ -158,6 +158,13 @@ SvgOpt = Annotated[Optional[Path], typer.Option(
     "--export-svg", dir_okay=False, help="Also write the coloured tables as an SVG picture.", show_default=False)]
 HtmlOpt = Annotated[Optional[Path], typer.Option(
     "--export-html", dir_okay=False, help="Also write the coloured tables as an HTML page.", show_default=False)]
+# the sizes of a problem to draw (new, assign)
+TokensOpt = Annotated[int, typer.Option("--tokens", "-n", min=1, help="Number of inputs n.")]
+DModelOpt = Annotated[int, typer.Option("--d-model", min=1, help="Size of each input.")]
+DkOpt = Annotated[int, typer.Option("--d-k", min=1, help="Size of queries and keys (all heads).")]
+DvOpt = Annotated[int, typer.Option("--d-v", min=1, help="Size of values (all heads).")]
+SizeHeadsOpt = Annotated[int, typer.Option("--heads", min=1, help="Number of heads; must divide d_k and d_v.")]
+InitOpt = Annotated[str, typer.Option("--init", help="integers (by hand), normal, xavier or kaiming.")]
 InputOpt = Annotated[int, typer.Option("--input", "-i", help="The input to trace, from 1.", show_default=False)]
 
 
@@ -287,12 +294,8 @@ def schema() -> None:
 
 
 def new(
-    tokens: Annotated[int, typer.Option("--tokens", "-n", min=1, help="Number of inputs n.")] = 3,
-    d_model: Annotated[int, typer.Option("--d-model", min=1, help="Size of each input.")] = 4,
-    d_k: Annotated[int, typer.Option("--d-k", min=1, help="Size of queries and keys (all heads).")] = 3,
-    d_v: Annotated[int, typer.Option("--d-v", min=1, help="Size of values (all heads).")] = 3,
-    heads: Annotated[int, typer.Option("--heads", min=1, help="Number of heads; must divide d_k and d_v.")] = 1,
-    init: Annotated[str, typer.Option("--init", help="integers (by hand), normal, xavier or kaiming.")] = "integers",
+    tokens: TokensOpt = 3, d_model: DModelOpt = 4, d_k: DkOpt = 3, d_v: DvOpt = 3, heads: SizeHeadsOpt = 1,
+    init: InitOpt = "integers",
     seed: Annotated[Optional[int], typer.Option("--seed", help="Random seed, for the same problem again.")] = None,
     labels: Annotated[Optional[str], typer.Option("--labels", help='Token labels, comma-separated: "I,love,cats".')] = None,
     output: OutputOpt = None,
@@ -461,12 +464,8 @@ def assign(
                                          help="The class folder: one folder per student is written in it.")],
     seed: Annotated[int, typer.Option("--seed", show_default=False,
                                       help="The class seed: the same roster and seed give the same problems.")],
-    tokens: Annotated[int, typer.Option("--tokens", "-n", min=1, help="Number of inputs n.")] = 3,
-    d_model: Annotated[int, typer.Option("--d-model", min=1, help="Size of each input.")] = 4,
-    d_k: Annotated[int, typer.Option("--d-k", min=1, help="Size of queries and keys (all heads).")] = 3,
-    d_v: Annotated[int, typer.Option("--d-v", min=1, help="Size of values (all heads).")] = 3,
-    heads: Annotated[int, typer.Option("--heads", min=1, help="Number of heads; must divide d_k and d_v.")] = 1,
-    init: Annotated[str, typer.Option("--init", help="integers (by hand), normal, xavier or kaiming.")] = "integers",
+    tokens: TokensOpt = 3, d_model: DModelOpt = 4, d_k: DkOpt = 3, d_v: DvOpt = 3, heads: SizeHeadsOpt = 1,
+    init: InitOpt = "integers",
     mask: MaskOpt = None, window: WindowOpt = None,
     scale: Annotated[Optional[bool], typer.Option(
         "--scale/--no-scale", help="Divide the scores by sqrt(d_k). Default: as new does (not for integers).",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from attntrace.errors import AttntraceError
@@ -28,6 +29,18 @@ def parse(text: str, name: str, literals: bool = False) -> Any:
         raise AttntraceError(f"{name}: nested too deeply; a problem's matrices are lists of rows") from None
     except _Bad as e:
         raise AttntraceError(f"{name}: {e}") from None
+
+
+def settings(path: Path, example: str) -> dict[str, Any]:
+    """a directory's optional settings file: a JSON object, or nothing when the file is absent"""
+    if not path.exists():
+        return {}
+    from attntrace.files.text import read_text
+
+    parsed = parse(read_text(path), str(path))
+    if not isinstance(parsed, dict):
+        raise AttntraceError(f"{path}: the top level must be an object of settings, such as {example}")
+    return parsed
 
 
 class _Bad(ValueError):

@@ -72,14 +72,9 @@ def _read(path: str, p: Path) -> tuple[Any, tuple[str, ...]]:
 
 def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
     """a directory of x.csv, w_q.csv, ... (or .npy), tokens.txt and an attntrace.json for settings"""
-    data: dict[str, Any] = {}
     notes: list[str] = []
     settings = p / "attntrace.json"
-    if settings.exists():
-        parsed = jsonfile.parse(read_text(settings), str(settings))
-        if not isinstance(parsed, dict):
-            raise AttntraceError(f"{settings}: the top level must be an object of settings")
-        data.update(parsed)
+    data: dict[str, Any] = jsonfile.settings(settings, '{"scale": false}')
     for key in MATRIX_KEYS + BIAS_KEYS:
         for suffix in (".csv", ".npy"):
             f = p / f"{key}{suffix}"

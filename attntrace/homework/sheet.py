@@ -72,12 +72,7 @@ def _from_dir(p: Path, origin: str) -> Sheet:
         f = p / f"{key}.csv"
         if f.exists():
             data[key] = csvfile.parse(read_text(f), str(f), key)[0].tolist()
-    settings = p / "answers.json"
-    if settings.exists():
-        extra = jsonfile.parse(read_text(settings), str(settings))
-        if not isinstance(extra, dict):
-            raise SheetError(f"{settings}: expected an object such as {{\"query\": 2, \"precision\": 2}}")
-        data.update(extra)
+    data.update(jsonfile.settings(p / "answers.json", '{"query": 2, "precision": 2}'))
     if not any(key in data for key in intermediates.KEYS):
         raise SheetError(f"{origin}: no answers found; give any of {', '.join(k + '.csv' for k in intermediates.KEYS)}")
     return from_dict(data, origin)
