@@ -6,6 +6,7 @@ the titles, row labels and columns come from `worksheet_steps`, and each asked-f
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import unicodedata
@@ -18,6 +19,7 @@ from attntrace.homework.sheet import MAX_PRECISION, Key, Sheet, SheetError
 from attntrace.homework.worksheet import intro
 from attntrace.model import intermediates
 from attntrace.model.engine import trace
+from attntrace.model.maths import round_half_up
 from attntrace.model.problem import Problem
 from attntrace.model.trace import Trace
 from attntrace.render.layout import MAX_SHOWN
@@ -35,7 +37,9 @@ RULE = re.compile(r"\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?")  # markdown's |---|---
 NUMBER = re.compile(r"[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?")
 MINUSES = dict.fromkeys(map(ord, "\u2212\u2012\u2013\ufe63\uff0d"), "-")  # minus signs a keyboard or a word processor types
 MASKED = ("-inf", "-∞", "masked", "x", "—")
-BLANK = ("", "?")
+BLANK = ("", "?", "-", "n/a", "na")  # after MINUSES, so an en dash is a blank too
+CHECKED = {"weighted": "w(i, j) · v_j", "concat": "the heads' outputs side by side"}  # read and checked, never marked
+CLOSE = 0.8  # how alike an edited heading and a worksheet title must be to be read as it
 COMMAS = "decimal commas read as decimal points"
 FIX_COUNT = "leave a blank cell as ____ and keep one cell per column"
 FIX_CELL = "write a number such as -0.25, -inf for a masked cell, or leave ____ for a blank"
@@ -43,11 +47,13 @@ FIX_CELL = "write a number such as -0.25, -inf for a masked cell, or leave ____ 
 
 @dataclass
 class _Answers:
-    """the matrices being filled, which table wrote each cell first, and what is worth a note"""
+    """the matrices being filled, their true values, which table wrote each cell first and how, and what is worth a note"""
 
     origin: str
     cells: dict[Key, np.ndarray]
-    first: dict[tuple[Key, int, int], str] = field(default_factory=dict)
+    truth: dict[Key, np.ndarray]
+    precision: int
+    first: dict[tuple[Key, int, int], tuple[str, str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     commas: bool = False
 
@@ -77,12 +83,16 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
         reason = e.as_option("--input") if isinstance(e, OutOfRange) else str(e)
         raise SheetError(f"{origin}: this worksheet does not fit the problem: {reason}") from None
     _same_instructions(t, precision, flat, origin)
-    tables = [_Table(item, _norm(step.prefix + item.title)) for step in worksheet_steps(t) for item in step.items
-              if isinstance(item, Block) and item.answer is not None
-              and item.answer[1] in intermediates.KEYS]  # step 6 is not marked
-    answers = _Answers(origin, {key: np.full(_shape(t, key), np.nan) for key in _keys(tables)})
+    blocks = [_Table(item, _norm(step.prefix + item.title)) for step in worksheet_steps(t) for item in step.items
+              if isinstance(item, Block)]
+    tables = [table for table in blocks if table.block.answer is not None
+              and (table.block.answer[1] in intermediates.KEYS or table.block.answer[1] in CHECKED)]
+    marked = [table for table in tables if _marked(table)]
+    truth = {key: _values(t, key) for key in _keys(marked)}
+    answers = _Answers(origin, {key: np.full(values.shape, np.nan) for key, values in truth.items()}, truth, precision)
     found = _titles(lines)
     markdown = any(MARKDOWN.match(line) for line in lines)
+    answers.notes.extend(_retitle(lines, found, [table.title for table in blocks], {table.title for table in tables}, markdown))
     read = 0
     for table in tables:
         places = found.get(table.title)
@@ -91,7 +101,10 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
         read += 1
         _fits(table, origin)
         rows = _rows(lines, places.pop(0), markdown, table, origin)
-        _keep(answers, table, rows)
+        if _marked(table):
+            _keep(answers, table, rows)
+        else:
+            _check(answers, table, rows)
     if not read:
         raise SheetError(f"{origin}: none of the worksheet's tables was found (such as \"{tables[0].title}\"); is this "
                          "the worksheet of this problem, printed with the same --heads, --scale and --mask options?")
@@ -138,11 +151,16 @@ def _keys(tables: list[_Table]) -> list[Key]:
     return keys
 
 
-def _shape(t: Trace, key: Key) -> tuple[int, ...]:
-    """a sheet holds each intermediate at its full size, whichever tables of it were found"""
+def _marked(table: _Table) -> bool:
+    """the report's items are fixed: step 6 and a concatenation before W_O are checked, not marked"""
+    assert table.block.answer is not None
+    return table.block.answer[1] not in CHECKED
+
+
+def _values(t: Trace, key: Key) -> np.ndarray:
+    """an intermediate's carried values: a sheet holds it at full size, and a cell written twice is judged by it"""
     head, step = key
-    values = t.output if head is None else getattr(t.heads[head - 1], step)
-    return tuple(values.shape)
+    return t.output if head is None else getattr(t.heads[head - 1], step)
 
 
 def _norm(text: str) -> str:
@@ -165,6 +183,54 @@ def _titles(lines: list[str]) -> dict[str, list[int]]:
         if line.strip():
             out.setdefault(_title(line), []).append(i)
     return out
+
+
+def _heading(line: str, markdown: bool) -> bool:
+    """a line that looks like a table's title: bold in markdown, ending in its [r x c] shape in plain text"""
+    text = _norm(line)
+    return SHAPE.search(text) is not None or (markdown and text.startswith("**"))  # a plain row may be labelled **
+
+
+def _retitle(lines: list[str], found: dict[str, list[int]], titles: list[str], read: set[str], markdown: bool) -> list[str]:
+    """a heading edited by hand is read as the closest title not found as printed, so its table is not lost silently"""
+    missing = [title for title in dict.fromkeys(titles) if title not in found]
+    notes: list[str] = []
+    for i, line in enumerate(lines):
+        heading = _title(line)
+        if not _heading(line, markdown) or heading in titles:
+            continue
+        match = _closest(heading, missing)
+        if match is not None:
+            missing.remove(match)
+            found[match] = [i]
+            notes.extend([f'read the table titled "{heading}" as "{match}"'] if match in read else [])
+        elif _has_numbers(lines, i):
+            notes.append(f'the table titled "{heading}" is none of the worksheet\'s tables; its numbers were not read')
+    return notes
+
+
+def _closest(heading: str, titles: list[str]) -> str | None:
+    """the one title most like the heading; None when none is close, or two are equally close (never a guess)"""
+    close = difflib.get_close_matches(heading, titles, n=2, cutoff=CLOSE)
+    if len(close) == 2 and _likeness(close[0], heading) == _likeness(close[1], heading):
+        return None
+    return close[0] if close else None
+
+
+def _likeness(title: str, heading: str) -> float:
+    """the score get_close_matches ranks by"""
+    return difflib.SequenceMatcher(None, title, heading).ratio()
+
+
+def _has_numbers(lines: list[str], at: int) -> bool:
+    """whether the rows under a heading have a number written in a cell, as opposed to a blank table"""
+    i, body = _skip_blank(lines, at + 1), []
+    while i < len(lines) and lines[i].strip():
+        body.append(lines[i].strip())
+        i += 1
+    rows = [line for line in body if not RULE.fullmatch(line) and not COLUMNS.fullmatch(_norm(line))][1:]  # not the header
+    cells = [cell for row in rows for cell in (_pipe_cells(row) if "|" in row else row.split())[1:]]
+    return any(NUMBER.fullmatch(unicodedata.normalize("NFKC", cell).translate(MINUSES)) for cell in cells)
 
 
 def _fits(table: _Table, origin: str) -> None:
@@ -303,7 +369,7 @@ def _counted(cells: list[str], width: int, table: _Table, label: str, origin: st
 
 
 def _keep(answers: _Answers, table: _Table, rows: list[list[str]]) -> None:
-    """the cells of one table into the sheet: the first written value of a cell is kept"""
+    """the cells of one table into the sheet; a cell written twice goes to _twice"""
     assert table.block.answer is not None
     head, step, row = table.block.answer
     matrix = answers.cells[(head, step)]
@@ -316,17 +382,47 @@ def _keep(answers: _Answers, table: _Table, rows: list[list[str]]) -> None:
             if np.isnan(value):
                 continue
             if where not in answers.first:
-                answers.first[where] = table.title
+                answers.first[where] = (table.title, _norm(text))
                 matrix[r, c] = value
             elif matrix[r, c] != value:
-                answers.notes.append(f'{table.at(answers.origin, label, col)}: {text} differs from the {_show(matrix[r, c])} '
-                                     f'written in "{answers.first[where]}"; the first is kept')
+                _twice(answers, where, value, _norm(text), f'"{table.title}", row {label}, column {col}')
+
+
+def _twice(answers: _Answers, where: tuple[Key, int, int], value: float, text: str, place: str) -> None:
+    """a cell written twice, differently: the one farther from the true value is kept, so a contradiction is never rewarded"""
+    key, r, c = where
+    truth, matrix = answers.truth[key][r, c], answers.cells[key]
+    if _off(value, truth) > _off(matrix[r, c], truth):
+        matrix[r, c] = value
+    title, before = answers.first[where]
+    answers.notes.append(f'"{title}" and {place}: written twice, differently: {before} and {text}; the one off is marked')
+
+
+def _off(value: float, truth: float) -> float:
+    """how far a written value is from the true one; a masked cell's truth is -inf, so any number is infinitely off"""
+    return 0.0 if value == truth else abs(value - truth)
+
+
+def _check(answers: _Answers, table: _Table, rows: list[list[str]]) -> None:
+    """a table that is not marked is still compared at the worksheet's precision, and one note says when it is off"""
+    b = table.block
+    assert b.answer is not None
+    written = np.array([[_value(text, answers, table, b.rows[k], b.cols[c]) for c, text in enumerate(texts)]
+                        for k, texts in enumerate(rows)], dtype=float)
+    given = ~np.isnan(written)  # b.values: the carried trace's, t.weighted(head - 1, row) or t.concat
+    same = np.isclose(round_half_up(written[given], answers.precision), round_half_up(b.values[given], answers.precision),
+                      rtol=0, atol=1e-9)
+    wrong = int((~same).sum())
+    if wrong:
+        cells = "1 cell that differs" if wrong == 1 else f"{wrong} cells that differ"
+        answers.notes.append(f'the table "{table.title}" has {cells} from {CHECKED[b.answer[1]]}; '
+                             "it is not marked, but check it")
 
 
 def _value(text: str, answers: _Answers, table: _Table, label: str, col: str) -> float:
     """a cell: a number, blank (NaN) or masked (-inf); NFKC reads full-width digits as typed by a CJK input method"""
     cell = _norm(unicodedata.normalize("NFKC", text)).translate(MINUSES)
-    if cell.strip("_") in BLANK:
+    if cell.strip("_").lower() in BLANK:
         return float("nan")
     if cell.lower() in MASKED:
         return float("-inf")
@@ -337,8 +433,3 @@ def _value(text: str, answers: _Answers, table: _Table, label: str, col: str) ->
         raise SheetError(f'{table.at(answers.origin, label, col)}: "{text[:30]}" is too large; write the number you computed')
     answers.commas = answers.commas or "," in cell
     return value
-
-
-def _show(value: float) -> str:
-    """a kept value as the student wrote it, near enough, in a note"""
-    return "-inf" if value == float("-inf") else f"{value:g}"
