@@ -260,3 +260,17 @@ def test_table_colours_carry_meaning_and_the_heatmap_has_a_glyph_cue(attntrace):
     assert "0.0634 ▁" in weights and "0.4683 ▄" in weights  # the same cue without colour
     plain_table = attntrace("run", "--format", "table", "--color", "never").out
     assert "0.4683 ▄" in plain_table and "\x1b" not in plain_table
+
+
+def test_each_commands_format_choices_are_formats_the_output_seam_has():
+    from attntrace.cli import app as commands
+    from attntrace.render.document import FORMATS
+
+    for choices in (commands.RunFormat, commands.StepsFormat, commands.SheetFormat, commands.ReportFormat):
+        assert {c.value for c in choices} <= set(FORMATS)
+    assert "json" not in {c.value for c in commands.StepsFormat}
+
+
+def test_a_format_a_command_does_not_have_is_a_usage_error(attntrace):
+    r = attntrace("experiment", "symmetric", "--format", "json")
+    assert r.code == 2 and "'json' is not one of" in r.err and r.err.count("\n") == 1
