@@ -263,7 +263,7 @@ def test_table_colours_carry_meaning_and_the_heatmap_has_a_glyph_cue(attntrace):
 
 
 def test_each_commands_format_choices_are_formats_the_output_seam_has():
-    from attntrace.cli import app as commands
+    from attntrace.cli import commands
     from attntrace.render.document import FORMATS
 
     for choices in (commands.RunFormat, commands.StepsFormat, commands.SheetFormat, commands.ReportFormat):

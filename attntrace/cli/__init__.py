@@ -1,5 +1,5 @@
-"""The command line: typer commands (app.py), the terminal they write to (terminal.py), the output options (output.py)."""
+"""The command line: typer commands (commands.py), the terminal they write to (terminal.py), the output options (output.py)."""
 
-from attntrace.cli.app import app, main
+from attntrace.cli.commands import app, main
 
 __all__ = ["app", "main"]
