@@ -100,8 +100,11 @@ def test_head_pipeline_is_quiet(tmp_path):
     assert out.stdout == "Step 1 · prepare inputs\n" and out.stderr == ""
 
 
-def test_an_output_that_cannot_show_the_text_is_one_line():
-    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
-    out = subprocess.run([sys.executable, "-m", "attntrace", "run"], capture_output=True, env=env, cwd=ROOT, timeout=20)
-    err = out.stderr.decode("ascii", "replace")
-    assert out.returncode == 1 and "PYTHONIOENCODING=utf-8" in err and "Traceback" not in err and err.count("\n") == 1
+@pytest.mark.parametrize("setting", [{"PYTHONIOENCODING": "ascii"}, {"PYTHONIOENCODING": "cp1252"},
+                                     {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"}])
+def test_output_is_utf8_whatever_the_locale_says(setting):
+    env = {**{k: v for k, v in os.environ.items() if k not in ("PYTHONIOENCODING", "LC_ALL", "LANG")}, **setting}
+    args = [sys.executable, "-m", "attntrace", "run", str(ROOT / "samples" / "homework" / "problem.json")]
+    out = subprocess.run(args, capture_output=True, env=env, cwd=ROOT, timeout=20)
+    assert out.returncode == 0 and out.stderr == b""
+    assert "Σ_j" in out.stdout.decode("utf-8") and "喜欢" in out.stdout.decode("utf-8")

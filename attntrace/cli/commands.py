@@ -14,8 +14,9 @@ import click
 import typer
 
 from attntrace import __version__
+from attntrace.cli.files import distinct, write_files
 from attntrace.cli.output import OutputOptions, show
-from attntrace.cli.terminal import Environment, ExitStatus, exit_on_interrupt
+from attntrace.cli.terminal import Environment, ExitStatus
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.render.document import Document
 
@@ -29,7 +30,7 @@ OPTIONS = {"query": "--input", "layer": "--layer", "head": "--head"}  # the opti
 def main(args: Sequence[str] | None = None, env: Environment | None = None) -> int:
     """run the command line on args (default: sys.argv) with env (default: this process's terminal)"""
     if args is None:
-        exit_on_interrupt()
+        _attach_streams()
     env = env or Environment()
     argv = list(sys.argv[1:] if args is None else args)
     try:
@@ -42,6 +43,10 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
         return _fail(env, str(e), e.exit_code)
     except click.exceptions.Exit as e:
         return int(e.exit_code)
+    except SystemExit:
+        if type(sys.stdout).__name__.endswith("PacifyFlushWrapper"):  # click's own answer to a closed pipe (| head)
+            return ExitStatus.SUCCESS
+        raise
     except click.exceptions.Abort:
         return ExitStatus.ERROR_CTRL_C
     except click.ClickException as e:
@@ -55,6 +60,35 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
         return _fail(env, f"{where}{e.strerror or e}", ExitStatus.ERROR)
+
+
+class _ClosedStdin:
+    """stdin closed (<&-): reading it is one clear line, and nothing else needs it"""
+
+    class _Buffer:
+        def read(self, size: int = -1) -> bytes:
+            raise AttntraceError("stdin is closed; give a file instead of -")
+
+    buffer = _Buffer()
+
+    def isatty(self) -> bool:
+        return False
+
+    def read(self, size: int = -1) -> str:
+        raise AttntraceError("stdin is closed; give a file instead of -")
+
+
+def _attach_streams() -> None:
+    """UTF-8 output whatever the locale says (a cp1252 or ascii stdout cannot show Σ or 我); a closed stdin named"""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", "") or "").lower().replace("-", "").replace("_", "")
+        if stream is not None and encoding != "utf8":
+            try:
+                stream.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[union-attr]
+            except (AttributeError, ValueError, OSError):
+                pass
+    if sys.stdin is None:
+        sys.stdin = _ClosedStdin()  # type: ignore[assignment]
 
 
 def _fail(env: Environment, message: str, code: int) -> int:
@@ -216,6 +250,7 @@ def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4
     from attntrace.model.engine import trace
     from attntrace.views.steps import run_steps, walk_rows
 
+    distinct([output, export_svg, export_html], [file, x, w_q, w_k, w_v])
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
                        window=window, heads=heads)
@@ -235,6 +270,7 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
     from attntrace.views.explain import explain_steps
     from attntrace.views.steps import step_steps
 
+    distinct([output, export_svg, export_html], [file, x, w_q, w_k, w_v])
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
                        window=window, heads=heads)
@@ -269,6 +305,7 @@ def experiment(
 
     if name not in experiments.NAMES:
         raise typer.BadParameter(f'"{name}" is not one of {", ".join(experiments.NAMES)}', param_hint="NAME")
+    distinct([output, export_svg, export_html], [file])
     env = _env()
     problem = _problem(file, env)
     show(env, Document(experiment_steps(experiments.run(name, problem))),
@@ -357,7 +394,6 @@ def check(
 
     Exit 0 when every intermediate asked for is written and right, 1 otherwise, 2 when a sheet cannot be read.
     """
-    from attntrace.cli.terminal import write_file
     from attntrace.homework import classroom
     from attntrace.homework import report as reports
     from attntrace.homework.marking import Rule
@@ -377,14 +413,16 @@ def check(
     if gradescope is not None and len(sheet_paths) > 1:
         raise typer.BadParameter(f"Gradescope's results.json is for one sheet; {len(sheet_paths)} were given "
                                  "(use --gradebook for a class)", param_hint="--gradescope")
-    _distinct_outputs([gradescope, gradebook], [*sheet_paths, *([problem_path] if problem_path else [])])
+    distinct([gradescope, gradebook], [*sheet_paths, problem_path])
     marked = classroom.mark(sheet_paths, problem_path, lambda source: _problem(
         source, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads), rule,
         keep_going=len(sheet_paths) > 1)
+    files: dict[Path, str] = {}
     if gradescope is not None and marked.reports:
-        write_file(gradescope, dumps(reports.gradescope(marked.reports[0])))
+        files[gradescope] = dumps(reports.gradescope(marked.reports[0]))
     if gradebook is not None:
-        write_file(gradebook, reports.gradebook(marked.reports, marked.unreadable))
+        files[gradebook] = reports.gradebook(marked.reports, marked.unreadable)
+    write_files(files)
     for _, error in marked.unreadable:
         env.message(f"attntrace: {error}")
     show(env, reports.document(marked.reports, marked.unreadable, one=len(sheet_paths) == 1),
@@ -421,18 +459,6 @@ def _parse_points(text: Optional[str]) -> dict[str, float]:
     return out
 
 
-def _distinct_outputs(outputs: list[Optional[Path]], inputs: list[str]) -> None:
-    """an output file must not be an input or another output"""
-    seen: dict[Path, str] = {Path(p).resolve(): p for p in inputs if p != "-"}
-    for out in outputs:
-        if out is None:
-            continue
-        resolved = out.resolve()
-        if resolved in seen:
-            raise AttntraceError(f"{out} is also {seen[resolved]}; write the results to another file", exit_code=2)
-        seen[resolved] = str(out)
-
-
 def worksheet(
     file: FileArg = None,
     key: Annotated[bool, typer.Option("--key", help="Fill in the answer key.")] = False,
@@ -450,6 +476,7 @@ def worksheet(
     from attntrace.homework.worksheet import document
     from attntrace.model.engine import trace
 
+    distinct([output], [file])
     env = _env()
     problem = _problem(file, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads)
     t = trace(problem, query=input_, decimals=precision)
@@ -514,6 +541,7 @@ def bert(
     from attntrace.models.bert.session import entering, model_name
     from attntrace.views.steps import layer_summary_steps, run_steps, step_steps, walk_rows, who_steps
 
+    distinct([extract, output, export_svg, export_html], [model])
     env = _env()
     with env.progress(f"loading {model_name(model)} and running it up to layer {layer}…"):
         sentence_at = entering(sentence, layer, head, model)

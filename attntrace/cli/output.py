@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from attntrace.cli.terminal import Environment, write_file
+from attntrace.cli.files import write_files
+from attntrace.cli.terminal import Environment
 from attntrace.render.document import Document, Style, recorder, render
 from attntrace.views.page import Step
 
@@ -35,9 +36,11 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     to_file = opts.output is not None
     width = env.width if env.stdout_isatty and not to_file else 100
     pages = render(document, fmt, Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from))
-    export(document.steps, opts)
+    files = exports(document.steps, opts)
     if opts.output is not None:
-        write_file(opts.output, "".join(pages))
+        files[opts.output] = "".join(pages)
+    write_files(files)  # every file or none, before anything reaches stdout
+    if opts.output is not None:
         return
     if not (opts.pause and env.can_pause(False)) or len(pages) < 2:
         env.write("".join(pages))
@@ -48,14 +51,16 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
             return
 
 
-def export(steps: Sequence[Step], opts: OutputOptions) -> None:
+def exports(steps: Sequence[Step], opts: OutputOptions) -> dict[Path, str]:
     """the coloured tables as an SVG picture or an HTML page, exactly as a terminal would show them"""
     if opts.export_svg is None and opts.export_html is None:
-        return
+        return {}
     recording = recorder(steps, opts.precision)
+    out: dict[Path, str] = {}
     if opts.export_svg is not None:
-        write_file(opts.export_svg, recording.export_svg(title="attntrace", clear=False))
+        out[opts.export_svg] = recording.export_svg(title="attntrace", clear=False)
     if opts.export_html is not None:
-        write_file(opts.export_html, recording.export_html(clear=False))
+        out[opts.export_html] = recording.export_html(clear=False)
+    return out
 
 

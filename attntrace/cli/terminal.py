@@ -10,8 +10,9 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from enum import IntEnum
-from pathlib import Path
 from typing import IO
+
+from attntrace.errors import AttntraceError
 
 
 class ExitStatus(IntEnum):
@@ -25,11 +26,11 @@ class ExitStatus(IntEnum):
 class Environment:
     """the terminal state, injectable so tests can simulate a terminal or a pipe"""
 
-    stdout_isatty: bool = field(default_factory=lambda: sys.stdout.isatty())
-    stdin_isatty: bool = field(default_factory=lambda: sys.stdin.isatty())
+    stdout_isatty: bool = field(default_factory=lambda: sys.stdout is not None and sys.stdout.isatty())
+    stdin_isatty: bool = field(default_factory=lambda: sys.stdin is not None and sys.stdin.isatty())
     no_color: bool = field(default_factory=lambda: bool(os.environ.get("NO_COLOR")))
     width: int = field(default_factory=lambda: shutil.get_terminal_size((100, 24)).columns)
-    stdout: IO[str] = field(default_factory=lambda: sys.stdout)
+    stdout: IO[str] | None = field(default_factory=lambda: sys.stdout)  # None: closed (>&-)
     stderr: IO[str] = field(default_factory=lambda: sys.stderr)
     read_key: Callable[[], str] | None = None
 
@@ -59,8 +60,16 @@ class Environment:
 
     def write(self, text: str) -> None:
         """write data to stdout; a reader that has gone away (| head) raises BrokenPipeError, which main() ends quietly"""
-        self.stdout.write(text)
-        self.stdout.flush()
+        if self.stdout is None:
+            raise AttntraceError("stdout is closed; write to a file with -o FILE")
+        try:
+            self.stdout.write(text)
+            self.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            self.quiet_stdout()
+            raise AttntraceError(f"cannot write to stdout: {e.strerror or e}") from None
 
     def quiet_stdout(self) -> None:
         """after a broken pipe: point stdout at /dev/null, so the interpreter's last flush cannot fail"""
@@ -75,12 +84,6 @@ class Environment:
         self.stderr.write("\r\033[K")
         self.stderr.flush()
         return key.lower() != "q"
-
-
-def write_file(path: Path, text: str) -> None:
-    """UTF-8 with LF line endings on every platform"""
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
 
 
 def _silence_stdout() -> None:

@@ -1,0 +1,159 @@
+"""Writing files so that nothing is ever lost or half-written: each to a temporary file beside it, renamed when complete."""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from attntrace.errors import AttntraceError
+
+
+class Interrupted(Exception):
+    """SIGTERM while files are being written: stop, and clean up"""
+
+
+def write_files(texts: dict[Path, str]) -> None:
+    """write every file completely, or none: all are written beside their targets, then renamed over them.
+
+    A target that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is written in place.
+    UTF-8 with LF line endings on every platform.
+    """
+    encoded = {path: _encoded(path, text) for path, text in texts.items()}
+    for path in encoded:
+        _writable(path)
+    temps: dict[Path, Path] = {}
+    with _terminated_as_exception():
+        try:
+            for path, data in encoded.items():
+                if _special(path):
+                    continue
+                temps[path] = _temporary(path, data)
+            for path, data in encoded.items():
+                if _special(path):
+                    _write(path, data)
+            for path, temp in list(temps.items()):
+                os.replace(temp, path)
+                del temps[path]
+        except OSError as e:
+            raise AttntraceError(f"{e.filename or path}: cannot write it: {e.strerror or e}") from None
+        finally:
+            for temp in temps.values():
+                _remove(temp)
+
+
+def _encoded(path: Path, text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        bad = text[e.start:e.end].encode("unicode_escape").decode("ascii")
+        raise AttntraceError(f"{path}: the text to write holds {bad}, which is not a character UTF-8 can write "
+                             "(a lone surrogate); fix the label it comes from") from None
+
+
+def _writable(path: Path) -> None:
+    """one line for what would fail when writing: an empty name, a missing folder, a directory in the way"""
+    if str(path) in ("", "."):
+        raise AttntraceError("an output file needs a name", exit_code=2)
+    if path.is_dir():
+        raise AttntraceError(f"{path}: is a directory; give a file name", exit_code=2)
+    folder = path.parent
+    if not folder.is_dir():
+        raise AttntraceError(f"{path}: cannot write it: the folder {folder} does not exist")
+
+
+def _special(path: Path) -> bool:
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _temporary(path: Path, data: bytes) -> Path:
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    temp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temp, _mode(path))
+    except BaseException:
+        _remove(temp)
+        raise
+    return temp
+
+
+def _write(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def _mode(path: Path) -> int:
+    """the target's own permissions when it exists, else what a new file gets"""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def _remove(temp: Path) -> None:
+    try:
+        temp.unlink()
+    except OSError:
+        pass
+
+
+@contextmanager
+def _terminated_as_exception() -> Iterator[None]:
+    """SIGTERM during the writes raises, so that temporary files are removed before the process ends"""
+
+    def terminated(signum: int, frame: object) -> None:
+        raise Interrupted()
+
+    try:
+        previous = signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    except Interrupted:
+        raise SystemExit(128 + signal.SIGTERM) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def distinct(outputs: Iterable[Path | None], inputs: Iterable[str | Path | None]) -> None:
+    """an output that is one of the inputs, or another output, is a usage error before anything is computed"""
+    seen: dict[str, str] = {}
+    for item in inputs:
+        if item is None or str(item) == "-":
+            continue
+        p = Path(item)
+        for file in (sorted(p.iterdir()) if p.is_dir() else [p]):
+            seen[_key(file)] = f"the input {file}"
+    for out in outputs:
+        if out is None or _special(out):
+            continue
+        key = _key(out)
+        if key in seen:
+            raise AttntraceError(f"{out} is {seen[key]}; write to another file", exit_code=2)
+        seen[key] = f"also another output ({out})"
+
+
+def _key(path: Path) -> str:
+    """a file's identity: its resolved path, or its device and inode when it exists (a hard link is the same file)"""
+    try:
+        info = os.stat(path)
+        if stat.S_ISREG(info.st_mode):
+            return f"{info.st_dev}:{info.st_ino}"
+    except OSError:
+        pass
+    return str(path.resolve())

@@ -1,0 +1,187 @@
+"""Nothing lost: outputs never overwrite inputs, files are written whole or not at all, and every failure is one line."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from attntrace.cli import files as cli_files
+from tests.conftest import ROOT, SAMPLES
+
+
+def _copy(tmp_path, name="p.json"):
+    path = tmp_path / name
+    shutil.copy(SAMPLES / "scaled.json", path)
+    return path
+
+
+@pytest.mark.parametrize("outputs", [["-o", "{p}"], ["--export-svg", "{p}"], ["--export-html", "{p}"],
+                                     ["--export-svg", "{o}", "-o", "{o}"], ["--export-svg", "{o}", "--export-html", "{o}"],
+                                     ["-o", "{link}"]])
+def test_an_output_that_is_an_input_or_another_output_is_a_usage_error(attntrace, tmp_path, outputs):
+    p = _copy(tmp_path)
+    os.link(p, tmp_path / "link.json")
+    before = p.read_bytes()
+    args = [a.format(p=p, o=tmp_path / "out.txt", link=tmp_path / "link.json") for a in outputs]
+    r = attntrace("run", p, *args)
+    assert r.code == 2 and r.out == "" and r.err.count("\n") == 1 and p.read_bytes() == before
+    assert not (tmp_path / "out.txt").exists()
+
+
+def test_an_output_inside_a_csv_problem_directory_is_refused(attntrace, tmp_path):
+    d = tmp_path / "csv"
+    shutil.copytree(SAMPLES / "worked_example_csv", d)
+    before = (d / "x.csv").read_bytes()
+    r = attntrace("run", d, "-o", d / "x.csv")
+    assert r.code == 2 and (d / "x.csv").read_bytes() == before
+
+
+def test_a_worksheet_or_a_gradescope_file_never_replaces_its_input(attntrace, tmp_path):
+    p = _copy(tmp_path)
+    assert attntrace("worksheet", p, "-o", p).code == 2
+    sheet = tmp_path / "s.json"
+    sheet.write_text(attntrace("worksheet", p, "--key", "--format", "json").out)
+    before = sheet.read_bytes()
+    assert attntrace("check", sheet, p, "--gradescope", sheet).code == 2 and sheet.read_bytes() == before
+    assert attntrace("check", sheet, p, "--gradescope", tmp_path / "g.json", "--gradebook", tmp_path / "g.json").code == 2
+
+
+def _leftovers(folder):
+    return [f.name for f in folder.iterdir() if f.name.endswith(".tmp")]
+
+
+def test_text_utf8_cannot_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    from attntrace.errors import AttntraceError
+
+    out, other = tmp_path / "out.txt", tmp_path / "other.txt"
+    out.write_text("old")
+    with pytest.raises(AttntraceError, match="lone surrogate"):
+        cli_files.write_files({other: "fine", out: "a\ud800"})
+    assert out.read_text() == "old" and not other.exists() and _leftovers(tmp_path) == []
+
+
+def test_a_failing_write_writes_none_of_the_outputs(attntrace, tmp_path, monkeypatch):
+    out, svg = tmp_path / "out.txt", tmp_path / "side.svg"
+    out.write_text("old")
+    real = cli_files._temporary
+
+    def full(path, data):
+        if path == out:
+            raise OSError(28, "No space left on device", str(path))
+        return real(path, data)
+
+    monkeypatch.setattr(cli_files, "_temporary", full)
+    r = attntrace("run", "-o", out, "--export-svg", svg)
+    assert r.code == 1 and "No space left on device" in r.err and r.err.count("\n") == 1
+    assert out.read_text() == "old" and not svg.exists() and _leftovers(tmp_path) == []
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(count=st.integers(1, 4), failing=st.integers(0, 4), at_rename=st.booleans())
+def test_any_failing_write_leaves_every_previous_file_intact(tmp_path, count, failing, at_rename):
+    folder = tmp_path / f"w{count}{failing}{int(at_rename)}"
+    folder.mkdir(exist_ok=True)
+    targets = {folder / f"f{i}.txt": f"new {i}" for i in range(count)}
+    for path in targets:
+        path.write_text("old")
+    calls = {"n": 0}
+    real = cli_files._temporary if not at_rename else None
+
+    def flaky(path, data):
+        if calls["n"] == failing:
+            raise OSError(5, "Input/output error", str(path))
+        calls["n"] += 1
+        return cli_files_real(path, data)
+
+    cli_files_real = real or cli_files.__dict__["_temporary"]
+    original = cli_files._temporary
+    cli_files._temporary = flaky
+    try:
+        cli_files.write_files(targets)
+        wrote = True
+    except Exception:
+        wrote = False
+    finally:
+        cli_files._temporary = original
+    contents = {path.read_text() for path in targets}
+    assert contents == ({f"new {i}" for i in range(count)} if wrote else {"old"})
+    assert _leftovers(folder) == []
+
+
+def test_sigterm_while_writing_removes_the_temporary_files(tmp_path, monkeypatch):
+    out = tmp_path / "out.txt"
+    out.write_text("old")
+
+    def terminated(path, data):
+        raise cli_files.Interrupted()
+
+    monkeypatch.setattr(cli_files, "_temporary", terminated)
+    with pytest.raises(SystemExit) as e:
+        cli_files.write_files({out: "new"})
+    assert e.value.code == 128 + signal.SIGTERM and out.read_text() == "old" and _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("target, words", [("missing/out.txt", "the folder"), ("", "needs a name")])
+def test_writing_where_it_cannot_is_one_line(attntrace, tmp_path, target, words):
+    r = attntrace("run", "-o", str(tmp_path / target) if target else "")
+    assert r.code in (1, 2) and r.out == "" and r.err.count("\n") == 1
+
+
+def _run(args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "attntrace", *args], capture_output=True, cwd=ROOT, timeout=30, **kwargs)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("args", [["run"], ["schema"], ["--help"], ["run", "--help"]])
+def test_a_full_stdout_is_one_line(args):
+    with open("/dev/full", "w") as full:
+        out = subprocess.run([sys.executable, "-m", "attntrace", *args], stdout=full, stderr=subprocess.PIPE, cwd=ROOT,
+                             timeout=30)
+    err = out.stderr.decode()
+    assert out.returncode == 1 and "No space left on device" in err and "Traceback" not in err and err.count("\n") == 1
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_device_as_output_file_writes_no_side_file(tmp_path):
+    out = _run(["run", "-o", "/dev/full", "--export-svg", str(tmp_path / "side.svg")])
+    assert out.returncode == 1 and b"Traceback" not in out.stderr and not (tmp_path / "side.svg").exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="closing fds")
+def test_closed_stdout_or_stdin_fail_only_what_needs_them(tmp_path):
+    out = tmp_path / "out.txt"
+    ok = subprocess.run(f'"{sys.executable}" -m attntrace run -o "{out}" >&- <&-', shell=True, capture_output=True,
+                        cwd=ROOT, timeout=30)
+    assert ok.returncode == 0 and out.read_text().startswith("Step 1")
+    closed = subprocess.run(f'"{sys.executable}" -m attntrace run >&-', shell=True, capture_output=True, cwd=ROOT,
+                            timeout=30)
+    assert closed.returncode == 1 and b"stdout is closed" in closed.stderr and b"Traceback" not in closed.stderr
+    stdin = subprocess.run(f'"{sys.executable}" -m attntrace run - <&-', shell=True, capture_output=True, cwd=ROOT,
+                           timeout=30)
+    assert stdin.returncode == 1 and b"stdin is closed" in stdin.stderr and b"Traceback" not in stdin.stderr
+
+
+def test_help_into_a_closed_pipe_exits_0():
+    proc = subprocess.Popen([sys.executable, "-m", "attntrace", "run", "--help"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=30) == 0 and err == b""
+
+
+def test_ctrl_c_while_still_importing_exits_130_quietly(tmp_path):
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"x": [[1.0] * 8] * 300}))
+    proc = subprocess.Popen([sys.executable, "-m", "attntrace", "run", str(path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT)
+    time.sleep(0.12)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode in (130, 0) and b"Traceback" not in err and b"KeyboardInterrupt" not in err
