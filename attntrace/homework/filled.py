@@ -10,7 +10,7 @@ import difflib
 import math
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from attntrace.model.engine import trace
 from attntrace.model.maths import round_half_up
 from attntrace.model.problem import Problem
 from attntrace.model.trace import Trace
+from attntrace.render.escape import visible
 from attntrace.render.layout import MAX_SHOWN
 from attntrace.views.page import Block
 from attntrace.views.steps import worksheet_steps
@@ -83,7 +84,7 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
         reason = e.as_option("--input") if isinstance(e, OutOfRange) else str(e)
         raise SheetError(f"{origin}: this worksheet does not fit the problem: {reason}") from None
     _same_instructions(t, precision, flat, origin)
-    blocks = [_Table(item, _norm(step.prefix + item.title)) for step in worksheet_steps(t) for item in step.items
+    blocks = [_Table(_printed(item), _norm(step.prefix + item.title)) for step in worksheet_steps(t) for item in step.items
               if isinstance(item, Block)]
     tables = [table for table in blocks if table.block.answer is not None
               and (table.block.answer[1] in intermediates.KEYS or table.block.answer[1] in CHECKED)]
@@ -110,6 +111,11 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
                          "the worksheet of this problem, printed with the same --heads, --scale and --mask options?")
     notes = ([COMMAS] if answers.commas else []) + answers.notes
     return Sheet(origin, answers.cells, query=query, precision=precision, notes=tuple(notes))
+
+
+def _printed(b: Block) -> Block:
+    """a block with its labels as a worksheet prints them: control and bidi characters written as escapes"""
+    return replace(b, rows=tuple(map(visible, b.rows)), cols=tuple(map(visible, b.cols)))
 
 
 def _settings(flat: str, origin: str) -> tuple[int | None, int]:
@@ -172,7 +178,7 @@ def _title(line: str) -> str:
     """a line as a table title: markdown's ** and escapes and the [r x c] shape taken off"""
     text = line.strip()
     if text.startswith("**"):
-        text = text.replace("**", "").replace("\\|", "|").replace("\\\\", "\\")
+        text = _entities(text.replace("**", "").replace("\\|", "|").replace("\\\\", "\\"))
     return _norm(SHAPE.sub("", _norm(text)))
 
 
@@ -301,7 +307,12 @@ def _pipe_cells(line: str) -> list[str]:
         cells.pop(0)
     if len(cells) > 1 and cells[-1] == "" and text.endswith("|"):
         cells.pop()
-    return [c.strip() for c in cells]
+    return [_entities(c.strip()) for c in cells]
+
+
+def _entities(text: str) -> str:
+    """markdown's &lt;, &gt; and &amp; read back as <, > and &"""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
 def _plain_rows(lines: list[str], i: int, table: _Table, origin: str) -> list[list[str]]:

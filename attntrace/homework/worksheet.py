@@ -8,6 +8,8 @@ from attntrace.homework.sheet import Key
 from attntrace.model import intermediates
 from attntrace.model.contract import floats
 from attntrace.model.trace import Trace
+from attntrace.render.escape import markdown as markdown_text
+from attntrace.render.escape import visible
 
 if TYPE_CHECKING:
     from attntrace.render.document import Document
@@ -43,7 +45,8 @@ def answer_sheet(t: Trace, blank: bool, precision: int) -> dict[str, Any]:
 
 
 def intro(t: Trace, precision: int, key: bool, markdown: bool) -> str:
-    title = t.problem.name or "self-attention"
+    name = t.problem.name or "self-attention"
+    title = markdown_text(name) if markdown else visible(name)  # a name is shown, never obeyed: no heading, no HTML
     scale = ("divide the scores by sqrt(d_k)" if t.problem.scale is True else "do not scale the scores"
              if t.problem.scale is False else f"divide the scores by {t.problem.scale:g}")
     which = f"input {t.query} only (steps 4 to 7)" if t.query is not None else "every input"

@@ -6,6 +6,7 @@ import csv
 import io
 from typing import Any
 
+from attntrace.render.escape import comment, spreadsheet
 from attntrace.render.layout import cells
 from attntrace.views.page import Block, Note, Step
 
@@ -15,7 +16,7 @@ def render_step(step: Step, precision: int) -> str:
     writer = csv.writer(out, lineterminator="\n")
     for item in step.items:
         if isinstance(item, Note):
-            out.write(f"# {item.text}\n")
+            out.write(comment(item.text) + "\n")
         else:
             _block(writer, out, item, precision, step.prefix)
         out.write("\n")
@@ -23,8 +24,8 @@ def render_step(step: Step, precision: int) -> str:
 
 
 def _block(writer: Any, out: io.StringIO, b: Block, precision: int, prefix: str) -> None:
-    out.write(f"# {prefix}{b.title}\n")
-    writer.writerow(["", *b.cols])
+    out.write(comment(prefix + b.title) + "\n")
+    writer.writerow(["", *map(spreadsheet, b.cols)])
     every_row, every_col = list(range(len(b.rows))), list(range(len(b.cols)))
     for label, row in zip(b.rows, cells(b.values, every_row, every_col, precision)):
-        writer.writerow([label, *row])
+        writer.writerow([spreadsheet(label), *row])

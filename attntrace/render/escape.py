@@ -1,13 +1,54 @@
-"""Labels are shown, never obeyed: control and bidi characters become visible escapes."""
+"""Labels are shown, never obeyed: control and bidi characters become visible escapes.
+
+Every renderer passes each text it did not write itself (a token, a problem's name, a title or note quoting them)
+through one of these: `visible` for plain text and rich tables (and so the SVG and HTML exports), `markdown` for
+markdown, `spreadsheet` for a CSV cell and `comment` for a CSV title or note line.
+"""
 
 from __future__ import annotations
 
+import csv
 import re
 
-# C0 and C1 controls (tab and newline included: a label is one line), and the bidi embeddings, overrides and isolates
-_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 and C1 controls (tab and newline included: a label is one line), the bidi marks, embeddings, overrides and isolates,
+# the line and paragraph separators (str.splitlines breaks a line at them), lone surrogates (no UTF-8 can write them)
+# and U+FFFE, U+FFFF (not characters, and not allowed in XML: an SVG holding one does not parse)
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+
+_MARKDOWN = str.maketrans({"\\": "\\\\", "|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;"})
+
+# what makes a spreadsheet read a cell as a formula; a tab or CR also starts one once stripped (OWASP "CSV injection")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
 
 
 def visible(text: str) -> str:
     """text with every control or bidi character written as an escape such as \\x1b or \\u202e"""
     return _HIDDEN.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+def markdown(text: str) -> str:
+    """text for a markdown line or table cell: visible, with \\ and | escaped and <, > and & as entities (never HTML)"""
+    return visible(text).translate(_MARKDOWN)
+
+
+def spreadsheet(text: str) -> str:
+    """a CSV text cell: visible, and after a ' when a spreadsheet would read it as a formula (some trim the spaces before
+    it first); a number is left as it is"""
+    return "'" * _runs(text) + visible(text)
+
+
+def _runs(text: str) -> bool:
+    """whether a spreadsheet would take this cell for a formula"""
+    starts = text.startswith(FORMULA_START) or text.lstrip().startswith(FORMULA_START)
+    return starts and not _NUMBER.fullmatch(text.strip(" "))
+
+
+def comment(text: str) -> str:
+    """a CSV line "# text" (a title or a note): as it is, unless a spreadsheet would find a formula cell in it (after a
+    comma, say); then quoted as one cell, which starts with # and so is never a formula"""
+    line = "# " + visible(text)
+    fields = next(csv.reader([line]))
+    if not any(map(_runs, fields)):
+        return line
+    return '"' + line.replace('"', '""') + '"'

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from attntrace.render.escape import markdown as _escape
 from attntrace.render.layout import cells, hidden_line, shown
 from attntrace.views.page import Block, Note, Step
 
 
 def render_step(step: Step, precision: int, blank: bool = False) -> str:
-    lines = [f"## {step.heading}", ""]
+    lines = [f"## {_escape(step.heading)}", ""]
     for k, item in enumerate(step.items):
         lines.extend([f"- {_escape(item.text)}"] if isinstance(item, Note) else block(item, precision, step.prefix, blank))
         if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
@@ -15,15 +16,11 @@ def render_step(step: Step, precision: int, blank: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|")
-
-
 def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[str]:
     """a pipe table; blank leaves the cells empty for a worksheet"""
     rows, hidden_rows = shown(len(b.rows))
     cols, hidden_cols = shown(len(b.cols))
-    lines = [f"**{prefix}{_escape(b.title)}** [{len(b.rows)} x {len(b.cols)}]", ""]
+    lines = [f"**{_escape(prefix + b.title)}** [{len(b.rows)} x {len(b.cols)}]", ""]
     lines.append("| | " + " | ".join(_escape(b.cols[c]) for c in cols) + " |")
     lines.append("|---|" + "---:|" * len(cols))
     texts = cells(b.values, rows, cols, precision)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from attntrace.render.escape import visible
 from attntrace.render.layout import cells, hidden_line, runs, shown
 from attntrace.views.page import Block, Note, Step
 
@@ -10,9 +11,10 @@ WIDTH = 80  # fixed, whatever the terminal: two students' files must diff cleanl
 
 def render_step(step: Step, precision: int, blank: bool = False) -> str:
     """the step as text; blank leaves every cell empty, for a worksheet"""
-    lines = [step.heading, "=" * len(step.heading), ""]
+    heading = visible(step.heading)
+    lines = [heading, "=" * len(heading), ""]
     for k, item in enumerate(step.items):
-        lines.extend([item.text] if isinstance(item, Note) else block(item, precision, step.prefix, blank))
+        lines.extend([visible(item.text)] if isinstance(item, Note) else block(item, precision, step.prefix, blank))
         if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
             lines.append("")
     return "\n".join(lines) + "\n"
@@ -24,15 +26,16 @@ def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[st
     texts = cells(b.values, rows, cols, precision)
     if blank:
         texts = [["_" * max(8, len(text)) for text in row] for row in texts]
-    labels = [b.rows[r] for r in rows]
+    labels = [visible(b.rows[r]) for r in rows]
+    heads = [visible(b.cols[c]) for c in cols]
     label_width = max(len(s) for s in labels)
-    widths = [max(len(b.cols[c]), *(len(row[k]) for row in texts)) for k, c in enumerate(cols)]
-    lines = [f"{prefix}{b.title}  [{len(b.rows)} x {len(b.cols)}]"]
+    widths = [max(len(heads[k]), *(len(row[k]) for row in texts)) for k in range(len(cols))]
+    lines = [f"{visible(prefix + b.title)}  [{len(b.rows)} x {len(b.cols)}]"]
     chunks = runs(widths, WIDTH - label_width, 2)
     for start, stop in chunks:
         if len(chunks) > 1:
-            lines.append(f"(columns {b.cols[cols[start]]} to {b.cols[cols[stop - 1]]})")
-        lines.append(_line(" " * label_width, [b.cols[c] for c in cols[start:stop]], widths[start:stop]))
+            lines.append(f"(columns {heads[start]} to {heads[stop - 1]})")
+        lines.append(_line(" " * label_width, heads[start:stop], widths[start:stop]))
         for k in range(len(rows)):
             if hidden_rows and k == len(rows) // 2:
                 lines.append(hidden_line(hidden_rows, "rows"))

@@ -9,6 +9,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from attntrace.render.escape import visible
 from attntrace.render.layout import cells, hidden_line, runs, shown
 from attntrace.views.page import Block, Note, Step
 
@@ -20,10 +21,10 @@ BARS = " ▁▂▃▄▅▆▇█"  # the non-colour cue of the softmax heatmap
 
 
 def render_step(step: Step, precision: int, width: int) -> RenderableType:
-    parts: list[RenderableType] = [Text(step.heading, style="bold underline"), Text("")]
+    parts: list[RenderableType] = [Text(visible(step.heading), style="bold underline"), Text("")]
     for item in step.items:
         if isinstance(item, Note):
-            parts.append(Text(item.text, style="italic"))
+            parts.append(Text(visible(item.text), style="italic"))
         else:
             parts.extend(tables(item, precision, step.prefix, width))
         parts.append(Text(""))
@@ -46,20 +47,21 @@ def tables(b: Block, precision: int, prefix: str, width: int) -> list[Table]:
     texts = cells(b.values, rows, cols, precision)
     if heat:
         texts = [[f"{cell} {_bar(float(b.values[r, c]))}" for cell, c in zip(row, cols)] for row, r in zip(texts, rows)]
-    labels = [b.rows[r] for r in rows]
+    labels = [visible(b.rows[r]) for r in rows]
+    heads = [visible(b.cols[c]) for c in cols]
     label_width = max(len(s) for s in labels)
-    widths = [max(len(b.cols[c]), *(len(row[k]) for row in texts)) for k, c in enumerate(cols)]
+    widths = [max(len(heads[k]), *(len(row[k]) for row in texts)) for k in range(len(cols))]
     chunks = runs(widths, max(10, width - label_width - 4), 3)
     out = []
     for n, (start, stop) in enumerate(chunks):
-        title = f"{prefix}{b.title}  [{len(b.rows)} x {len(b.cols)}]"
+        title = f"{visible(prefix + b.title)}  [{len(b.rows)} x {len(b.cols)}]"
         if len(chunks) > 1:
-            title += f"  (columns {b.cols[cols[start]]} to {b.cols[cols[stop - 1]]})"
+            title += f"  (columns {heads[start]} to {heads[stop - 1]})"
         table = Table(title=Text(title, style=f"bold {colour}"), title_justify="left", box=box.SIMPLE_HEAVY,
                       header_style=colour)
         table.add_column("", style="bold", no_wrap=True)
-        for c in cols[start:stop]:
-            table.add_column(Text(b.cols[c]), justify="right", no_wrap=True, overflow="fold")
+        for head in heads[start:stop]:
+            table.add_column(Text(head), justify="right", no_wrap=True, overflow="fold")
         for k, r in enumerate(rows):
             if hidden_rows and k == len(rows) // 2:
                 table.add_row("⋮", *["⋮"] * (stop - start))
