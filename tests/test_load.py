@@ -23,8 +23,22 @@ BAD_JSON = {
     "string": (_with(x=[[1, "a", 1, 0]]), ['x[0][1]', 'expected a number, got "a"', "row 1, column 2"]),
     "boolean": (_with(w_q=[[True, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]), ["w_q[0][0]", "got true"]),
     "null": (_with(w_k=[[0, 0, 1], [1, None, 0], [0, 1, 0], [1, 1, 0]]), ["w_k[1][1]", "got null"]),
-    "NaN": ('{"x": [[NaN]]}', ["NaN", "finite"]),
-    "Infinity": ('{"x": [[-Infinity]]}', ["-Infinity", "finite"]),
+    "NaN": ('{"x": [[NaN]]}', ["x row 1, column 1 is NaN; every value must be finite"]),
+    "Infinity": ('{"x": [[1, 2], [3, -Infinity]]}', ["x row 2, column 2 is -Infinity; every value must be finite"]),
+    "NaN in a bias": (_with(b_q=[1, "INF", 3]).replace('"INF"', "Infinity"), ["b_q value 2 is Infinity"]),
+    "NaN in a weight": (_with(w_k=[[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, "NAN"]]).replace('"NAN"', "NaN"),
+                        ["w_k row 4, column 3 is NaN"]),
+    "NaN heads": ('{"x": [[1]], "heads": NaN}', ["heads = NaN must be a whole number"]),
+    "Infinity scale": ('{"x": [[1]], "scale": Infinity}', ["scale = Infinity must be true"]),
+    "NaN padding": ('{"x": [[1]], "padding": [NaN]}', ["padding[0]", "got NaN"]),
+    "NaN name": ('{"x": [[1]], "name": NaN}', ["name must be a string, got NaN"]),
+    "NaN label": ('{"x": [[1]], "tokens": [NaN]}', ["tokens[0] (label 1): expected a string, got NaN"]),
+    "NaN document": ("NaN", ["the top level must be an object", "got NaN"]),
+    "5000 digits": ('{"x": [[%s]]}' % ("1" * 5000), ["x row 1, column 1 is inf; every value must be finite"]),
+    "lone surrogate label": (_with(tokens=["a", "\ud800", "c"]), ["tokens[1] (label 2) holds a lone surrogate (\\ud800)"]),
+    "lone surrogate name": (_with(name="ok \udfff"), ["name holds a lone surrogate (\\udfff) at character 4"]),
+    "lone surrogate key": ('{"x": [[1]], "\\ud800": 1}', ['the key "\\ud800" holds a lone surrogate']),
+    "control characters in a key": ('{"x": [[1]], "a\\u001b[2J": 1}', ['unknown key "a\\x1b[2J"']),
     "1e999": ('{"x": [[1, 1e999]]}', ["x row 1, column 2 is inf", "finite"]),
     "empty matrix": (_with(x=[]), ["x is empty"]),
     "empty row": (_with(x=[[]]), ["x row 1 is empty"]),
@@ -89,6 +103,24 @@ def test_utf16_gets_a_message_saying_so(attntrace, tmp_path):
     path.write_bytes(json.dumps(GOOD).encode("utf-16"))
     r = attntrace("run", path)
     assert r.code == 1 and "UTF-16" in r.err and "UTF-8" in r.err
+
+
+@pytest.mark.parametrize("encoding, named", [("utf-16-le", "UTF-16"), ("utf-16-be", "UTF-16"), ("utf-32", "UTF-32"),
+                                             ("utf-32-le", "UTF-32"), ("utf-32-be", "UTF-32")])
+def test_wide_text_without_or_with_a_bom_is_named(attntrace, tmp_path, encoding, named):
+    path = tmp_path / "ps.json"
+    path.write_bytes(json.dumps(GOOD).encode(encoding))
+    r = attntrace("run", path)
+    line = r.err.strip()
+    assert r.code == 1 and r.out == "" and "\n" not in line and f"ps.json is {named} text" in line and "UTF-8" in line
+    assert "\x00" not in r.err and ("UTF-16" not in line if named == "UTF-32" else True)
+
+
+def test_a_utf16_csv_without_a_bom_is_named_not_echoed(attntrace, tmp_path):
+    d = _csv_dir(tmp_path)
+    (d / "x.csv").write_bytes("1,2\n3,4\n".encode("utf-16-be"))
+    r = attntrace("run", d)
+    assert r.code == 1 and "x.csv is UTF-16 text" in r.err and "\x00" not in r.err
 
 
 def test_utf8_with_a_bom_is_read(attntrace, tmp_path):
@@ -163,6 +195,48 @@ def test_csv_bad_cell_names_line_and_column(attntrace, tmp_path):
     assert r.code == 1 and 'x.csv line 2, column 2: expected a number, got "oops"' in r.err
 
 
+def test_csv_control_characters_in_a_cell_are_shown_as_escapes(attntrace, tmp_path):
+    d = _csv_dir(tmp_path, x_csv="1,2\n3,\x004\x1b[2J\n")
+    r = attntrace("run", d)
+    assert r.code == 1 and 'x.csv line 2, column 2: expected a number, got "\\x004\\x1b[2J"' in r.err
+    assert "\x00" not in r.err and "\x1b" not in r.err
+
+
+@pytest.mark.parametrize("cell", ["nan", "inf", "-inf", "NaN", "Infinity", "1e999"])
+def test_csv_nan_or_inf_in_row_1_is_the_same_error_as_in_row_2(attntrace, tmp_path, cell):
+    first = _csv_dir(tmp_path, x_csv=f"{cell},2\n3,4\n")
+    r1 = attntrace("run", first)
+    assert r1.code == 1 and r1.out == "" and "header" not in r1.err
+    assert f"x.csv line 1, column 1 is {cell}; every value must be finite" in r1.err
+    (first / "x.csv").write_text(f"1,2\n{cell},4\n")
+    r2 = attntrace("run", first)
+    assert r2.code == 1 and r2.err == r1.err.replace("line 1", "line 2")
+
+
+def test_a_csv_header_is_still_a_header(attntrace, tmp_path):
+    d = _csv_dir(tmp_path, x_csv="a,nan\n1,2\n")
+    r = attntrace("run", d)
+    assert r.code == 0 and "row 1 (a, nan) read as a header" in r.err
+
+
+def test_a_directory_with_both_x_csv_and_x_npy(attntrace, tmp_path):
+    d = _csv_dir(tmp_path, x_csv="1,2\n3,4\n")
+    np.save(d / "x.npy", np.eye(2))
+    r = attntrace("run", d)
+    assert r.code == 1 and "both x.csv and x.npy give x; keep one" in r.err and "attntrace.json" not in r.err
+    (d / "x.npy").unlink()
+    (d / "attntrace.json").write_text('{"x": [[1, 0]]}')
+    r = attntrace("run", d)
+    assert r.code == 1 and "x.csv: x is also given in" in r.err and "attntrace.json" in r.err
+
+
+def test_a_literal_in_a_directory_settings_file_names_its_cell(attntrace, tmp_path):
+    d = _csv_dir(tmp_path, x_csv="1,2\n3,4\n", attntrace_json='{"w_q": [[1, 0], [NaN, 1]]}')
+    (d / "attntrace_json").rename(d / "attntrace.json")
+    r = attntrace("run", d)
+    assert r.code == 1 and "w_q row 2, column 1 is NaN" in r.err
+
+
 def test_csv_ragged_rows(attntrace, tmp_path):
     d = _csv_dir(tmp_path, x_csv="1,2\n3\n")
     r = attntrace("run", d)
@@ -202,6 +276,36 @@ def test_npy_with_pickles_is_refused(attntrace, tmp_path):
     np.save(tmp_path / "x.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
     r = attntrace("run", "--x", tmp_path / "x.npy")
     assert r.code == 1 and "pickles" in r.err
+
+
+def test_an_npz_that_is_not_a_zip_is_not_blamed_on_pickles(attntrace, tmp_path):
+    path = tmp_path / "p.npz"
+    path.write_text("hello")
+    r = attntrace("run", path)
+    assert r.code == 1 and "p.npz is not an .npz file: it is not a zip archive" in r.err and "pickle" not in r.err
+
+
+def test_an_npy_and_an_npz_swapped(attntrace, tmp_path):
+    np.save(tmp_path / "x.npy", np.eye(2))
+    (tmp_path / "x.npy").rename(tmp_path / "p.npz")
+    r = attntrace("run", tmp_path / "p.npz")
+    assert r.code == 1 and "is an .npy file (one array), not an .npz archive" in r.err
+    np.savez(tmp_path / "q.npz", x=np.eye(2))
+    (tmp_path / "q.npz").rename(tmp_path / "q.npy")
+    r = attntrace("run", "--x", tmp_path / "q.npy")
+    assert r.code == 1 and "is an .npz archive (several arrays), not an .npy file" in r.err
+
+
+def test_settings_saved_as_0d_arrays_in_an_npz_are_their_scalars(attntrace, tmp_path):
+    path = tmp_path / "p.npz"
+    np.savez(path, x=np.eye(4)[:3], heads=2, scale=False, mask="causal", name="saved", tokens=np.array(["a", "b", "c"]),
+             padding=np.array([False, False, True]))
+    p = load(str(path))
+    assert p.heads == 2 and p.scale is False and p.masks == ("causal", "padding") and p.name == "saved"
+    assert p.tokens == ("a", "b", "c") and p.padding == (False, False, True)
+    np.savez(path, x=np.eye(2), heads=1.5)
+    r = attntrace("run", path)
+    assert r.code == 1 and "heads = 1.5 must be a whole number" in r.err and "array(" not in r.err
 
 
 def test_npy_non_finite_and_1d_are_refused(attntrace, tmp_path):

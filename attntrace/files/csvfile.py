@@ -7,7 +7,8 @@ import re
 import numpy as np
 
 from attntrace.errors import AttntraceError
-from attntrace.files.values import array
+from attntrace.files.values import array, quoted
+from attntrace.render.escape import visible
 
 _QUOTED_DECIMAL_COMMA = re.compile(r'"\s*[-+]?\d+,\d+\s*"')
 
@@ -30,8 +31,8 @@ def parse(text: str, name: str, key: str) -> tuple[np.ndarray, str | None]:
     if not rows:
         raise AttntraceError(f"{name} has no values (only blank lines or comments)")
     note = None
-    if not all(_is_number(c) for c in rows[0]):
-        note = f"{name}: row 1 ({', '.join(rows[0])[:40]}) read as a header"
+    if not all(_parses(c) for c in rows[0]):
+        note = f"{name}: row 1 ({visible(', '.join(rows[0])[:40])}) read as a header"
         rows, line_numbers = rows[1:], line_numbers[1:]
         if not rows:
             raise AttntraceError(f"{name} has a header but no values")
@@ -43,16 +44,21 @@ def parse(text: str, name: str, key: str) -> tuple[np.ndarray, str | None]:
         try:
             values.append([float(c) for c in row])
         except ValueError:
-            bad = next(j for j, c in enumerate(row) if not _is_number(c))
-            raise AttntraceError(
-                f'{name} line {number}, column {bad + 1}: expected a number, got "{row[bad]}"'
-            ) from None
-    return array(np.array(values, dtype=np.float64), f"{name}: {key}", 2), note
+            bad = next(j for j, c in enumerate(row) if not _parses(c))
+            raise AttntraceError(f"{name} line {number}, column {bad + 1}: expected a number, got {quoted(row[bad])}") from None
+    matrix = np.array(values, dtype=np.float64)
+    wrong = np.argwhere(~np.isfinite(matrix))
+    if wrong.size:  # nan or inf: named by line, like every other cell of the file, whether in row 1 or below
+        i, j = (int(c) for c in wrong[0])
+        cell = rows[i][j]
+        written = visible(cell) if len(cell) <= 30 else str(matrix[i, j])
+        raise AttntraceError(f"{name} line {line_numbers[i]}, column {j + 1} is {written}; every value must be finite")
+    return array(matrix, f"{name}: {key}", 2), note
 
-
-def _is_number(cell: str) -> bool:
+def _parses(cell: str) -> bool:
+    """a cell Python reads as a float: a number, or nan or inf (which are numbers, to be refused by their cell)"""
     try:
         float(cell)
     except ValueError:
         return False
-    return cell.strip().lower() not in ("nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity")
+    return True

@@ -1,26 +1,131 @@
-"""NumPy files: one .npy per matrix, or an .npz of named arrays; never pickles."""
+"""NumPy files: one .npy per matrix, or an .npz of named arrays; never pickles, and nothing inflated or allocated before
+its size, as the zip member and the .npy header declare it, is checked against the cap."""
 
 from __future__ import annotations
 
 import io
+import math
 import zipfile
+import zlib
+from typing import IO, Any
 
 import numpy as np
+from numpy.lib import format as npy_format
 
 from attntrace.errors import AttntraceError
-from attntrace.files.text import read_bytes
+from attntrace.files.text import amount, max_bytes, read_bytes, too_big
+from attntrace.render.escape import visible
+
+_NPY_MAGIC = b"\x93NUMPY"
+_BROKEN = (ValueError, TypeError, SyntaxError, EOFError, OSError, zlib.error, zipfile.BadZipFile, NotImplementedError,
+           RuntimeError)  # what numpy and zipfile raise on damaged or unsupported bytes (RuntimeError: encrypted)
 
 
 def load_npy(path: str) -> np.ndarray:
+    """the array in an .npy file"""
+    data = read_bytes(path)
+    if data.startswith(b"PK"):
+        raise AttntraceError(f"{path} is an .npz archive (several arrays), not an .npy file; name it .npz to load it")
     try:
-        return np.load(io.BytesIO(read_bytes(path)), allow_pickle=False)
-    except (ValueError, OSError, EOFError) as e:
-        raise AttntraceError(f"{path}: not a readable .npy file without pickles ({e})") from None
+        return _array(io.BytesIO(data), path, len(data))
+    except AttntraceError:
+        raise
+    except _BROKEN as e:
+        raise AttntraceError(f"{path}: not a readable .npy file ({_said(e)})") from None
 
 
-def load_npz(path: str) -> dict[str, np.ndarray]:
+def load_npz(path: str) -> dict[str, Any]:
+    """the named arrays of an .npz file; a 0-d array (np.savez(..., heads=2)) is its scalar, a 1-D array of strings or
+    booleans (tokens, padding) a list"""
+    data = read_bytes(path)
+    if data.startswith(_NPY_MAGIC):
+        raise AttntraceError(f"{path} is an .npy file (one array), not an .npz archive; give it as x.npy, or with --x")
     try:
-        with np.load(io.BytesIO(read_bytes(path)), allow_pickle=False) as archive:
-            return {name: archive[name] for name in archive.files}
-    except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
-        raise AttntraceError(f"{path}: not a readable .npz file without pickles ({e})") from None
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except _BROKEN:
+        raise AttntraceError(f"{path} is not an .npz file: it is not a zip archive (numpy.savez writes one)") from None
+    with archive:
+        members = archive.infolist()
+        _check_sizes(path, members)
+        out: dict[str, Any] = {}
+        for member in members:
+            name = member.filename
+            if not name.endswith(".npy"):
+                raise AttntraceError(f"{path}: {_shown(name)} is not an array; an .npz holds .npy arrays (numpy.savez)")
+            key = name[: -len(".npy")]
+            if key in out:
+                raise AttntraceError(f"{path}: the array {_shown(key)} appears twice; keep one")
+            where = f"{path}: {visible(key[:40])}"
+            try:
+                with archive.open(member) as stream:
+                    out[key] = _value(_array(stream, where, member.file_size))
+            except AttntraceError:
+                raise
+            except _BROKEN as e:
+                raise AttntraceError(f"{where}: not a readable .npy array ({_said(e)})") from None
+    if not out:
+        raise AttntraceError(f"{path} holds no arrays")
+    return out
+
+
+def _check_sizes(path: str, members: list[zipfile.ZipInfo]) -> None:
+    """the arrays as they would inflate, against the cap, before any is inflated"""
+    total = sum(m.file_size for m in members)
+    if total > max_bytes():
+        largest = max(members, key=lambda m: m.file_size)
+        raise too_big(path, f"what it inflates to ({visible(largest.filename[:40])} alone {amount(largest.file_size)})",
+                      total)
+
+
+def _array(stream: IO[bytes], name: str, size: int) -> np.ndarray:
+    """the array of an .npy stream of size bytes: its header read and checked (never objects; the declared shape no
+    larger than the bytes that follow, nor than the cap) before anything is allocated"""
+    try:
+        version = npy_format.read_magic(stream)
+    except ValueError:
+        raise AttntraceError(f"{name} is not an .npy array: it does not begin as numpy.save writes one") from None
+    if version not in ((1, 0), (2, 0)):
+        raise AttntraceError(f"{name}: .npy format version {version[0]}.{version[1]} is not read; save plain numbers "
+                             "with numpy.save")
+    read_header = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+    try:
+        shape, fortran, dtype = read_header(stream)
+    except Exception as e:  # a damaged header: numpy's parser of it raises ValueError, SyntaxError, tokenize errors...
+        raise AttntraceError(f"{name}: not a readable .npy array; its header is damaged ({_said(e)})") from None
+    if dtype.hasobject:
+        raise AttntraceError(f"{name} holds Python objects, which would need pickles; attntrace never loads pickles "
+                             "(save numbers, e.g. a.astype(float))")
+    count = math.prod(shape)
+    declared = count * max(dtype.itemsize, 1)
+    described = f"a {' x '.join(str(s) for s in shape) or '0-d'} array of {dtype}"
+    left = size - stream.tell()
+    if declared > left:
+        raise AttntraceError(f"{name} declares {described} ({amount(declared)}) but holds {amount(max(left, 0))} of "
+                             "data; the file is cut short or damaged")
+    if declared > max_bytes():  # the bytes that follow are within the cap already: this only guards that promise
+        raise too_big(name, f"the array it declares ({described})", declared)
+    raw = stream.read(count * dtype.itemsize)
+    if len(raw) != count * dtype.itemsize:
+        raise AttntraceError(f"{name} declares {described} but its data ends early; the file is cut short or damaged")
+    flat = np.frombuffer(raw, dtype=dtype, count=count) if dtype.itemsize else np.zeros(count, dtype=dtype)
+    return flat.reshape(shape, order="F" if fortran else "C")
+
+
+def _value(a: np.ndarray) -> Any:
+    """a setting saved as a 0-d array is its scalar; labels and flags are lists; matrices stay arrays"""
+    if a.ndim == 0:
+        return a.item()
+    if a.ndim == 1 and a.dtype.kind in "USb":
+        return a.tolist()
+    return a
+
+
+def _said(e: BaseException) -> str:
+    text = str(e).split("\n", 1)[0] or type(e).__name__
+    return _shown(text, 120)[1:-1]
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    from attntrace.files.values import quoted
+
+    return quoted(text, limit)

@@ -11,7 +11,7 @@ import numpy as np
 from attntrace.errors import AttntraceError
 from attntrace.files import csvfile, jsonfile, values
 from attntrace.files.npyfile import load_npy, load_npz
-from attntrace.files.text import read_text
+from attntrace.files.text import read_text, status
 from attntrace.model import masks
 from attntrace.model.problem import Problem, example, problem_error
 
@@ -37,9 +37,10 @@ def read(path: str | None, matrices: dict[str, str | None] | None = None) -> tup
     else:
         origin = "stdin" if path == "-" else path
         p = Path(path)
-        if path != "-" and not p.exists():
+        kind = "stdin" if path == "-" else status(p)
+        if kind == "missing":
             raise AttntraceError(f"{path}: no such file or directory")
-        data, notes = _read(path, p)
+        data, notes = _read(path, p, kind)
         problem = from_dict(data, origin)
     if paths:
         problem, more = _with_matrices(problem, paths, origin)
@@ -56,10 +57,10 @@ def from_dict(data: Any, origin: str) -> Problem:
         raise problem_error(origin, e) from None
 
 
-def _read(path: str, p: Path) -> tuple[Any, tuple[str, ...]]:
-    if path == "-":
-        return jsonfile.parse(read_text("-"), "stdin"), ()
-    if p.is_dir():
+def _read(path: str, p: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
+    if kind == "stdin":
+        return jsonfile.parse(read_text("-"), "stdin", literals=True), ()
+    if kind == "directory":
         return _read_dir(p)
     suffix = p.suffix.lower()
     if suffix == ".npz":
@@ -67,25 +68,26 @@ def _read(path: str, p: Path) -> tuple[Any, tuple[str, ...]]:
     if suffix in (".csv", ".npy"):
         array, notes = _read_matrix(path, "x")
         return {"x": array}, notes
-    return jsonfile.parse(read_text(path), path), ()
+    return jsonfile.parse(read_text(path), path, literals=True), ()
 
 
 def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
     """a directory of x.csv, w_q.csv, ... (or .npy), tokens.txt and an attntrace.json for settings"""
     notes: list[str] = []
     settings = p / "attntrace.json"
-    data: dict[str, Any] = jsonfile.settings(settings, '{"scale": false}')
+    data: dict[str, Any] = jsonfile.settings(settings, '{"scale": false}', literals=True)
     for key in MATRIX_KEYS + BIAS_KEYS:
-        for suffix in (".csv", ".npy"):
-            f = p / f"{key}{suffix}"
-            if f.exists():
-                if key in data:
-                    raise AttntraceError(f"{f}: {key} is also given in {settings}; keep one")
-                data[key], more = _read_matrix(str(f), key)
-                notes.extend(more)
+        found = [f for f in (p / f"{key}.csv", p / f"{key}.npy") if status(f) != "missing"]
+        if len(found) > 1:
+            raise AttntraceError(f"{p}: both {found[0].name} and {found[1].name} give {key}; keep one")
+        for f in found:
+            if key in data:
+                raise AttntraceError(f"{f}: {key} is also given in {settings}; keep one")
+            data[key], more = _read_matrix(str(f), key)
+            notes.extend(more)
     for key in ("tokens", "source_tokens"):
         f = p / f"{key}.txt"
-        if f.exists():
+        if status(f) != "missing":
             data[key] = [t.strip() for t in read_text(f).splitlines() if t.strip()]
     if "x" not in data:
         raise AttntraceError(f"{p}: no x.csv or x.npy in this directory; it needs at least the inputs x")
@@ -101,7 +103,7 @@ def _read_matrix(path: str, key: str) -> tuple[np.ndarray, tuple[str, ...]]:
         array, note = csvfile.parse(read_text(path), path, key)
         return array, (note,) if note else ()
     if suffix == ".json":
-        return values.matrix(jsonfile.parse(read_text(path), path), f"{path}: {key}"), ()
+        return values.matrix(jsonfile.parse(read_text(path), path, literals=True), f"{path}: {key}"), ()
     raise AttntraceError(f"{path}: unknown kind of file for {key}; use .csv, .npy or .json")
 
 
@@ -119,7 +121,7 @@ def _with_matrices(problem: Problem, matrices: dict[str, str], origin: str) -> t
 
 def _parse_dict(data: Any, origin: str) -> dict[str, Any]:
     if not isinstance(data, dict):
-        kind = "a list" if isinstance(data, list) else type(data).__name__
+        kind = "a list" if isinstance(data, list) else _show(data)
         raise AttntraceError(f'{origin}: the top level must be an object such as {{"x": [[...]]}}, got {kind}')
     return data
 
@@ -128,7 +130,11 @@ def _parse_dict(data: Any, origin: str) -> dict[str, Any]:
 def _problem(data: dict[str, Any]) -> Problem:
     for key in data:
         if key not in KEYS and key != "$schema":
+            if isinstance(key, str):
+                values.surrogate(key, f"the key {values.quoted(key, 40)}")
             raise AttntraceError(_unknown(key))
+    for key in ("name", "layout", "mask"):
+        _text(data.get(key), key)
     if data.get("x") is None:
         raise AttntraceError('x is missing; give the inputs as "x": [[...], [...]], one row per input')
     arrays: dict[str, Any] = {}
@@ -159,12 +165,23 @@ def _problem(data: dict[str, Any]) -> Problem:
 
 
 def _unknown(key: str) -> str:
+    key = str(key)
     lowered = {k.lower(): k for k in KEYS}
     from difflib import get_close_matches  # only on this error path: it costs start-up time
 
-    guess = lowered.get(key.lower()) or next(iter(get_close_matches(key, KEYS, n=1)), None)
+    guess = lowered.get(key.lower()) or next(iter(get_close_matches(key[:100], KEYS, n=1)), None)
     hint = f'; did you mean "{guess}"?' if guess else f"; known keys are {', '.join(KEYS)}"
-    return f'unknown key "{key}"{hint}'
+    return f"unknown key {values.quoted(key, 40)}{hint}"
+
+
+def _text(value: Any, key: str) -> None:
+    """a setting's strings (name, layout, a mask's names) must be text: no lone surrogate"""
+    if isinstance(value, str):
+        values.surrogate(value, key)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            if isinstance(item, str):
+                values.surrogate(item, f"{key}[{i}]")
 
 
 def _whole(value: Any, key: str, least: int) -> int:
@@ -208,9 +225,12 @@ def _name(value: Any) -> str | None:
 
 def _show(value: Any) -> str:
     if isinstance(value, str):
-        return f'"{value}"'
+        return values.quoted(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return "null"
-    return repr(value)
+    if isinstance(value, (list, tuple, dict, np.ndarray)):
+        return "an object" if isinstance(value, dict) else "a list"
+    shown = repr(value)
+    return shown if len(shown) <= 40 else shown[:40] + "…"

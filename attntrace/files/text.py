@@ -1,63 +1,156 @@
-"""Reading a file's text: the size cap, UTF-8 with or without a BOM, and a clear word for UTF-16."""
+"""Reading a file's text: the size cap, UTF-8 with or without a BOM, and a clear word for UTF-16 and UTF-32."""
 
 from __future__ import annotations
 
+import math
 import os
+import stat
 import sys
 from pathlib import Path
+from typing import BinaryIO
 
 from attntrace.errors import AttntraceError
 
 DEFAULT_MAX_MB = 64.0
+_CHUNK = 1 << 20
 
 
 def max_bytes() -> int:
-    """the size cap: ATTNTRACE_MAX_MB megabytes, 64 by default"""
+    """the size cap: ATTNTRACE_MAX_MB megabytes (a positive, finite number), 64 by default"""
     raw = os.environ.get("ATTNTRACE_MAX_MB", "")
+    if not raw.strip():
+        return int(DEFAULT_MAX_MB * 1_000_000)
     try:
-        mb = float(raw) if raw else DEFAULT_MAX_MB
+        mb = float(raw)
     except ValueError:
-        raise AttntraceError(f"ATTNTRACE_MAX_MB = {raw!r} must be a number of megabytes") from None
-    return int(mb * 1_000_000)
+        mb = math.nan
+    if not math.isfinite(mb) or mb <= 0:
+        shown = raw if len(raw) <= 20 and raw.isprintable() else ascii(raw[:20])
+        raise AttntraceError(
+            f"ATTNTRACE_MAX_MB = {shown} must be a positive, finite number of megabytes, such as "
+            f"{DEFAULT_MAX_MB:g} (the cap when it is unset)"
+        )
+    return max(1, min(int(mb * 1_000_000), sys.maxsize // 4))
+
+
+def status(path: str | Path) -> str:
+    """"file", "directory" or "missing"; one clear error when the path cannot even be looked at"""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except ValueError:  # a NUL in the path
+        raise AttntraceError(f"{ascii(str(path))}: a path cannot hold a NUL character") from None
+    except OSError as e:
+        raise AttntraceError(f"{path}: cannot be read ({e.strerror or e}); check its permissions and its folder's") from None
+    return "directory" if stat.S_ISDIR(mode) else "file"
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """the bytes of a file, or of stdin for "-", refusing anything over the size cap"""
+    """the bytes of a file, or of stdin for "-", refusing anything over the size cap.
+
+    Whatever the file is (a device such as /dev/zero, a FIFO, a symlink to one), at most cap + 1 bytes are read: its
+    size as the file system tells it only ever refuses early.
+    """
     cap = max_bytes()
     if str(path) == "-":
-        data = sys.stdin.buffer.read(cap + 1)
-        name = "stdin"
-    else:
-        p = Path(path)
-        if not p.exists():
-            raise AttntraceError(f"{p}: no such file or directory")
-        if p.is_dir():
-            raise AttntraceError(f"{p}: is a directory, expected a file")
-        size = p.stat().st_size
-        if size > cap:
-            raise _too_big(str(p), size, cap)
-        try:
-            data = p.read_bytes()
-        except OSError as e:
-            raise AttntraceError(f"{p}: cannot be read ({e.strerror})") from None
-        name = str(p)
-    if len(data) > cap:
-        raise _too_big(name, len(data), cap)
-    return data
+        return _read_capped(sys.stdin.buffer, "stdin", cap)
+    p = Path(path)
+    kind = status(p)
+    if kind == "missing":
+        raise AttntraceError(f"{p}: no such file or directory")
+    if kind == "directory":
+        raise AttntraceError(f"{p}: is a directory, expected a file")
+    try:
+        with open(p, "rb") as f:
+            info = os.fstat(f.fileno())
+            if stat.S_ISREG(info.st_mode) and info.st_size > cap:
+                raise _too_big(str(p), info.st_size, cap)
+            return _read_capped(f, str(p), cap)
+    except OSError as e:
+        raise AttntraceError(f"{p}: cannot be read ({e.strerror or e})") from None
+
+
+def _read_capped(stream: BinaryIO, name: str, cap: int) -> bytes:
+    """at most cap bytes of stream, read a chunk at a time; one byte more is an error, and so is more than memory holds"""
+    from attntrace.model.problem import available_memory
+
+    memory = available_memory() if cap > DEFAULT_MAX_MB * 1_000_000 else None  # a raised cap may be more than memory
+    limit = cap if memory is None else min(cap, max(memory // 10, _CHUNK))  # parsed, text takes several times its size
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = stream.read(min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    if total > limit:
+        if limit < cap:
+            raise AttntraceError(
+                f"{name} holds more than {amount(limit)} (reading stopped there), more than this machine can load "
+                f"with {amount(memory or 0)} of memory available; lower ATTNTRACE_MAX_MB or give a smaller file"
+            )
+        raise AttntraceError(
+            f"{name} is over the {cap / 1e6:g} MB cap (reading stopped there); "
+            f"if it is meant to be that big, raise the cap with ATTNTRACE_MAX_MB={_advice(2 * cap)}"
+        )
+    return b"".join(chunks)
 
 
 def _too_big(name: str, size: int, cap: int) -> AttntraceError:
     return AttntraceError(
-        f"{name} is {size / 1e6:.1f} MB, over the {cap / 1e6:g} MB cap; "
-        f"raise it with ATTNTRACE_MAX_MB={2 * max(size, cap) / 1e6:.0f}"
+        f"{name} is {amount(size)}, over the {cap / 1e6:g} MB cap; raise it with ATTNTRACE_MAX_MB={_advice(2 * size)}"
     )
 
 
+def too_big(name: str, what: str, size: int) -> AttntraceError:
+    """name holds `what` of size bytes, over the cap (an .npz member as it inflates, an array as its header declares)"""
+    cap = max_bytes()
+    return AttntraceError(
+        f"{name}: {what} is {amount(size)}, over the {cap / 1e6:g} MB cap; "
+        f"raise it with ATTNTRACE_MAX_MB={_advice(2 * size)} if that is meant"
+    )
+
+
+def amount(size: int) -> str:
+    """a number of bytes as a reader takes it in: 341 bytes, 1.5 MB, 80,000.0 TB"""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if size >= scale or unit == "MB" and size >= 100_000:
+            return f"{size / scale:,.1f} {unit}"
+    return f"{size:,} bytes"
+
+
+def _advice(size: int) -> str:
+    """a cap in whole megabytes that holds size bytes: never 0"""
+    return str(max(1, math.ceil(size / 1e6)))
+
+
+_WIDE = (  # the byte order marks, longest first, and what each says
+    (b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"),
+)
+
+
+def wide_encoding(data: bytes) -> str | None:
+    """"UTF-16" or "UTF-32" when the bytes look like that text (with or without a BOM), else None"""
+    for mark, encoding in _WIDE:
+        if data.startswith(mark):
+            return encoding
+    head = data[:4]
+    if len(head) == 4 and head[0] and not any(head[1:]) or len(head) == 4 and not any(head[:3]) and head[3]:
+        return "UTF-32"  # one ASCII character then three NULs (little-endian), or three NULs then one (big-endian)
+    if len(head) >= 2 and (bool(head[0]) != bool(head[1])):
+        return "UTF-16"  # one ASCII character and one NUL, in either order
+    return None
+
+
 def decode(data: bytes, name: str) -> str:
-    """UTF-8 text, with the BOM removed; UTF-16 (PowerShell's > writes it) gets a message saying so"""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(data) > 1 and data[1:2] == b"\x00" and data[:1] != b"\x00"):
+    """UTF-8 text, with the BOM removed; UTF-16 (PowerShell's > writes it) and UTF-32 get a message saying so"""
+    encoding = wide_encoding(data)
+    if encoding is not None:
+        who = " (what PowerShell's > writes)" if encoding == "UTF-16" else ""
         raise AttntraceError(
-            f"{name} is UTF-16 text (what PowerShell's > writes); save it as UTF-8, "
+            f"{name} is {encoding} text{who}; save it as UTF-8, "
             "for example with: Get-Content in | Set-Content -Encoding utf8 out"
         )
     try:

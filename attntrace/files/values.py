@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.files.jsonfile import Literal
+from attntrace.render.escape import visible
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def quoted(text: str, limit: int = 30) -> str:
+    """text quoted for a message: at most limit characters, control characters and lone surrogates as escapes"""
+    cut = text if len(text) <= limit else text[:limit] + "…"
+    return f'"{visible(cut)}"'
 
 
 def _kind(value: Any) -> str:
@@ -16,7 +27,7 @@ def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return f'"{value}"' if len(value) < 30 else "a string"
+        return quoted(value) if len(value) < 30 else "a string"
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
@@ -27,13 +38,26 @@ def _kind(value: Any) -> str:
 _NUMBERS = {int, float}
 
 
-def _number(value: Any, where: str) -> float:
+def _number(value: Any, where: str, cell: str) -> float:
+    """value as a float; where names it for a wrong kind (x[0][1] (row 1, column 2)), cell for a value not finite"""
+    if isinstance(value, Literal):
+        raise AttntraceError(f"{cell} is {value.word}; every value must be finite")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise AttntraceError(f"{where}: expected a number, got {_kind(value)}")
-    number = float(value)
+    number = float(value) if isinstance(value, float) or abs(value) < 1e308 else math.inf
     if not math.isfinite(number):
-        raise AttntraceError(f"{where}: {value} is not finite")
+        raise AttntraceError(f"{cell} is {number}; every value must be finite")
     return number
+
+
+def surrogate(text: str, where: str) -> None:
+    """refuse a string holding a lone surrogate (JSON can write "\ud800", but it is not text: nothing can print it)"""
+    found = _SURROGATE.search(text)
+    if found:
+        raise AttntraceError(
+            f"{where} holds a lone surrogate ({visible(found[0])}) at character {found.start() + 1}, which is not text; "
+            "write the character itself, or both halves of its surrogate pair"
+        )
 
 
 def matrix(value: Any, key: str) -> np.ndarray:
@@ -46,7 +70,7 @@ def matrix(value: Any, key: str) -> np.ndarray:
         if all(not isinstance(row, (list, dict)) for row in value):
             raise AttntraceError(f"{key} is 1-D; write it as a list of rows, e.g. [[...]] for a single row")
         bad = next(i for i, row in enumerate(value) if not isinstance(row, list))
-        raise AttntraceError(f"{key}[{bad}]: expected a row (a list), got {_kind(value[bad])}")
+        raise AttntraceError(f"{key}[{bad}] (row {bad + 1}): expected a row (a list), got {_kind(value[bad])}")
     width = len(value[0])
     if width == 0:
         raise AttntraceError(f"{key} row 1 is empty")
@@ -57,7 +81,7 @@ def matrix(value: Any, key: str) -> np.ndarray:
             for j, cell in enumerate(row):
                 if isinstance(cell, list):
                     raise AttntraceError(f"{key}[{i}][{j}]: expected a number, got a list ({key} must be 2-D)")
-                _number(cell, f"{key}[{i}][{j}] (row {i + 1}, column {j + 1})")
+                _number(cell, f"{key}[{i}][{j}] (row {i + 1}, column {j + 1})", f"{key} row {i + 1}, column {j + 1}")
     try:
         a = np.array(value, dtype=np.float64)
     except OverflowError:
@@ -76,7 +100,8 @@ def vector(value: Any, key: str) -> np.ndarray:
         raise AttntraceError(f"{key} must be a list of numbers, got {_kind(value)}")
     if not value:
         raise AttntraceError(f"{key} is empty")
-    return np.array([_number(v, f"{key}[{j}]") for j, v in enumerate(value)], dtype=np.float64)
+    return np.array([_number(v, f"{key}[{j}] (value {j + 1})", f"{key} value {j + 1}") for j, v in enumerate(value)],
+                    dtype=np.float64)
 
 
 def array(a: np.ndarray, key: str, ndim: int) -> np.ndarray:
@@ -94,14 +119,21 @@ def array(a: np.ndarray, key: str, ndim: int) -> np.ndarray:
     a = a.astype(np.float64)
     bad = np.argwhere(~np.isfinite(a))
     if bad.size:
-        where = ", ".join(f"{'row' if i == 0 else 'column'} {int(c) + 1}" for i, c in enumerate(bad[0]))
+        cell = [int(c) + 1 for c in bad[0]]
+        where = f"row {cell[0]}, column {cell[1]}" if a.ndim == 2 else f"value {cell[0]}"
         raise AttntraceError(f"{key} {where} is {a[tuple(bad[0])]}; every value must be finite")
     return a
 
 
 def labels(value: Any, key: str) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(t, (str, int, float)) and not isinstance(t, bool) for t in value):
-        raise AttntraceError(f"{key} must be a list of labels (strings)")
+    """a list of labels: strings (numbers are read as their text), each of them text, checked for length by the Problem"""
+    if not isinstance(value, list):
+        raise AttntraceError(f"{key} must be a list of labels (strings), got {_kind(value)}")
+    for i, t in enumerate(value):
+        if isinstance(t, bool) or not isinstance(t, (str, int, float)):
+            raise AttntraceError(f"{key}[{i}] (label {i + 1}): expected a string, got {_kind(t)}")
+        if isinstance(t, str):
+            surrogate(t, f"{key}[{i}] (label {i + 1})")
     return tuple(str(t) for t in value)
 
 

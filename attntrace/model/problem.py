@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -14,6 +15,8 @@ from attntrace.model.masks import Mask
 
 MATRICES = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIASES = ("b_q", "b_k", "b_v", "b_o")
+MAX_LABEL = 200  # characters in a token label: a word or a short phrase (a longer one is a mistake, and fills every table)
+MAX_NAME = 1000  # characters in a problem's name
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class Problem:
             value = getattr(self, key)
             if value is not None:
                 object.__setattr__(self, key, tuple(str(t) for t in value))
+        _check_lengths(self)
         if isinstance(self.heads, np.integer):
             object.__setattr__(self, "heads", int(self.heads))
         object.__setattr__(self, "dims", _checked(self))
@@ -103,6 +107,67 @@ def _array(value: Any, key: str, ndim: int) -> np.ndarray | None:
         cell = f"row {i[0] + 1}, column {i[1] + 1}" if ndim == 2 else f"value {i[0] + 1}"
         raise AttntraceError(f"{key} {cell} is {a[tuple(i)]}; give a finite number")
     return a
+
+
+def _check_lengths(problem: Problem) -> None:
+    """labels and a name of a sane length: each label is printed in every row and column it names"""
+    for key in ("tokens", "source_tokens"):
+        for i, label in enumerate(getattr(problem, key) or ()):
+            if len(label) > MAX_LABEL:
+                raise AttntraceError(f"{key}[{i}] (label {i + 1}) is {len(label):,} characters long; "
+                                     f"a label may have at most {MAX_LABEL} (shorten it)")
+    if problem.name is not None and len(str(problem.name)) > MAX_NAME:
+        raise AttntraceError(f"name is {len(str(problem.name)):,} characters long; a name may have at most {MAX_NAME}")
+
+
+def available_memory() -> int | None:
+    """the bytes of memory this machine can give now (Linux's MemAvailable, else the free pages); None if unknown"""
+    try:
+        with open("/proc/meminfo", "rb") as f:
+            for line in f:
+                if line.startswith(b"MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        pages, size = os.sysconf("SC_AVPHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    return pages * size if pages > 0 and size > 0 else None
+
+
+def trace_bytes(n: int, m: int, d_model: int, d_src: int, width_k: int, width_v: int, heads: int, d_out: int) -> int:
+    """about the most memory a trace of every input holds at once, in bytes (widths are every head's columns together):
+    per head the scores, scaled scores and weights (n · m float64 each), two more n · m while a softmax is taken and
+    the mask (n · m booleans); then x, the source, the weights, Q, K, V, the heads' outputs, their concatenation and
+    the output"""
+    cells = n * m
+    matrices = 3 * cells * heads + 2 * cells
+    weights = d_model * width_k + d_src * (width_k + width_v) + width_v * d_out
+    vectors = n * d_model + m * d_src + n * width_k + m * (width_k + width_v) + 2 * n * width_v + n * d_out + weights
+    return 8 * (matrices + vectors) + cells
+
+
+def check_memory(n: int, m: int, d_model: int, d_src: int, width_k: int, width_v: int, heads: int, d_out: int,
+                 what: str = "tracing this problem") -> None:
+    """refuse up front what would need more memory than the machine has, saying the estimate and the limit"""
+    need = trace_bytes(n, m, d_model, d_src, width_k, width_v, heads, d_out)
+    if need < 1 << 26:  # under 64 MiB: never worth a look at the machine
+        return
+    have = available_memory()
+    if have is not None and need > have:
+        raise AttntraceError(
+            f"{what} needs about {_size(need)} of memory (n · m · heads = {n:,} · {m:,} · {heads:,} scores, "
+            f"scaled scores and weights, 8 bytes each), more than the {_size(have)} this machine has available; "
+            "use fewer inputs or keys"
+        )
+
+
+def _size(nbytes: int) -> str:
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if nbytes >= size:
+            return f"{nbytes / size:,.1f} {unit}"
+    return f"{nbytes:,} bytes"
 
 
 def problem_error(origin: str, e: AttntraceError) -> AttntraceError:
@@ -187,6 +252,7 @@ def _checked(problem: Problem) -> Dims:
         if problem.b_o.shape[0] != d_out:
             raise AttntraceError(f"b_o has {problem.b_o.shape[0]} values but w_o has {d_out} columns")
     _check_settings(problem, n, m)
+    check_memory(n, m, d_model, d_src, width_k, width_v, heads, d_out)
     return Dims(n, m, d_model, d_src, width_k // heads, width_v // heads, heads, d_out)
 
 
