@@ -54,6 +54,9 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
     except BrokenPipeError:
         env.quiet_stdout()
         return ExitStatus.SUCCESS
+    except MemoryError:
+        return _fail(env, "out of memory; give a smaller problem, or one input at a time with step --input N",
+                     ExitStatus.ERROR)
     except UnicodeEncodeError as e:
         return _fail(env, f"this output's encoding ({e.encoding}) cannot show {e.object[e.start:e.end]!r}; "
                           "set PYTHONIOENCODING=utf-8, or write to a file with -o (always UTF-8)", ExitStatus.ERROR)
@@ -333,7 +336,7 @@ def schema() -> None:
 def new(
     tokens: TokensOpt = 3, d_model: DModelOpt = 4, d_k: DkOpt = 3, d_v: DvOpt = 3, heads: SizeHeadsOpt = 1,
     init: InitOpt = "integers",
-    seed: Annotated[Optional[int], typer.Option("--seed", help="Random seed, for the same problem again.")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Random seed, for the same problem again.")] = None,
     labels: Annotated[Optional[str], typer.Option("--labels", help='Token labels, comma-separated: "I,love,cats".')] = None,
     output: OutputOpt = None,
 ) -> None:
