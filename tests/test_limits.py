@@ -283,8 +283,9 @@ def test_random_problem_refuses_bad_sizes_and_seeds(given, words):
         random_problem(**sizes)
 
 
-def test_new_with_a_negative_seed_is_one_line(attntrace):
-    _one_line(attntrace("new", "--seed", "-1"), "seed = -1 must be a whole number of at least 0")
+def test_new_with_a_negative_seed_is_a_usage_error_in_one_line(attntrace):
+    r = attntrace("new", "--seed", "-1")
+    assert r.code == 2 and r.out == "" and r.err.count("\n") == 1 and "-1 is not in the range x>=0" in r.err
 
 
 # --- paths that cannot be looked at ---------------------------------------------------------------------------------
