@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from attntrace.errors import AttntraceError
 from attntrace.model.engine import trace
 from attntrace.model.problem import Problem
 
@@ -22,9 +23,14 @@ class Result:
 
 
 def asymmetry(s: np.ndarray) -> float:
-    """||S - S^T|| / ||S|| (Frobenius): 0 for a symmetric matrix"""
-    norm = float(np.linalg.norm(s))
-    return float(np.linalg.norm(s - s.T)) / norm if norm else 0.0
+    """||S - S^T|| / ||S|| (Frobenius): 0 for a symmetric matrix; S is first divided by its largest |cell|, so that
+    neither norm overflows or underflows"""
+    top = float(np.max(np.abs(s))) if s.size else 0.0
+    if top == 0.0:
+        return 0.0
+    with np.errstate(all="ignore"):
+        unit = s / top
+        return float(np.linalg.norm(unit - unit.T)) / float(np.linalg.norm(unit))
 
 
 def symmetric(problem: Problem) -> Result:
@@ -52,7 +58,10 @@ def permute(problem: Problem, order: list[int] | None = None) -> Result:
     labels = problem.labels
     permuted = replace(problem, x=problem.x[order], tokens=tuple(labels[i] for i in order))
     out, out_p = trace(problem).output, trace(permuted).output
-    diff = float(np.max(np.abs(out_p - out[order])))
+    with np.errstate(all="ignore"):
+        diff = float(np.max(np.abs(out_p - out[order])))
+    if not np.isfinite(diff):
+        raise AttntraceError("experiment permute: the outputs' largest difference overflows a float64: scale the inputs down")
     cols = tuple(str(c + 1) for c in range(out.shape[1]))
     new_labels = tuple(labels[i] for i in order)
     same = "equal within 1e-9" if diff <= 1e-9 else f"{diff:.6f}"
@@ -70,10 +79,16 @@ def permute(problem: Problem, order: list[int] | None = None) -> Result:
 
 
 def cosine(a: np.ndarray) -> np.ndarray:
-    """[n, d] -> [n, n] cosine similarity between rows; a zero row is similar to nothing"""
-    norms = np.linalg.norm(a, axis=1, keepdims=True)
-    unit = np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
-    return unit @ unit.T
+    """[n, d] -> [n, n] cosine similarity between rows, in [-1, 1]; a row is 1 with itself, whatever its size (each
+    row is divided by its largest |cell| first, so no norm overflows or underflows); a zero row is similar to nothing"""
+    with np.errstate(all="ignore"):
+        top = np.max(np.abs(a), axis=1, keepdims=True) if a.shape[1] else np.zeros((len(a), 1))
+        shrunk = np.divide(a, top, out=np.zeros_like(a), where=top > 0)  # [n, d], largest |cell| 1 in each nonzero row
+        norms = np.linalg.norm(shrunk, axis=1, keepdims=True)
+        unit = np.divide(shrunk, norms, out=np.zeros_like(a), where=norms > 0)
+        out = np.clip(unit @ unit.T, -1.0, 1.0)
+    np.fill_diagonal(out, np.where(norms[:, 0] > 0, 1.0, 0.0))
+    return out
 
 
 def similarity(problem: Problem) -> Result:
@@ -116,5 +131,14 @@ def temperature(problem: Problem) -> Result:
 
 
 def run(name: str, problem: Problem) -> Result:
-    return {"symmetric": symmetric, "permute": permute, "similarity": similarity, "temperature": temperature}[name](
-        problem)
+    """the experiment `name` on problem; every number it shows is finite, or it raises an AttntraceError naming it"""
+    with np.errstate(all="ignore"):
+        result = {"symmetric": symmetric, "permute": permute, "similarity": similarity,
+                  "temperature": temperature}[name](problem)
+    for title, _, rows, cols, values in result.matrices:
+        bad = np.argwhere(~np.isfinite(values))
+        if bad.size:
+            i, j = (int(c) for c in bad[0])
+            raise AttntraceError(f"experiment {name}: {title} [{rows[i]}, {cols[j]}] is {values[i, j]}, not a finite number: "
+                                 "scale the inputs down")
+    return result

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.model.maths import round_half_up
+from attntrace.model.maths import carried_product
 from attntrace.model.problem import Dims, Problem
 
 
@@ -31,8 +31,9 @@ def _freeze(data: Any) -> None:
 
 def weighted_values(weights: np.ndarray, v: np.ndarray, decimals: int | None) -> np.ndarray:
     """step 6, shared by the engine and Trace.weighted so both agree to the last bit: [..., m], [m, d_v] -> [..., m, d_v]"""
-    products = weights[..., None] * v  # w_ij * v_j for every key j
-    return products if decimals is None else round_half_up(products, decimals)
+    if decimals is None:
+        return weights[..., None] * v  # w_ij * v_j for every key j
+    return carried_product(weights[..., None], v, decimals)  # each product exact, rounded as on paper
 
 
 @dataclass(frozen=True)
