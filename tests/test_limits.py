@@ -249,7 +249,15 @@ def test_the_estimate_names_the_machine_limit():
     if problem_module.available_memory() is None:
         pytest.skip("this platform does not say how much memory it has")
     with pytest.raises(AttntraceError, match="needs about .* TB of memory .* this machine has available"):
-        at.Problem(x=np.zeros((1_000_000, 1)))
+        at.trace(x=np.zeros((1_000_000, 1)))
+
+
+def test_one_input_of_a_problem_too_big_for_a_full_trace_is_still_traced(monkeypatch):
+    monkeypatch.setattr(problem_module, "available_memory", lambda: 100_000_000)
+    p = at.Problem(x=np.eye(3000, 2))
+    with pytest.raises(AttntraceError, match="needs about"):
+        at.trace(p)
+    assert at.trace(p, query=3000).heads[0].weights.shape == (1, 3000)
 
 
 def test_available_memory_is_a_positive_number_or_unknown():

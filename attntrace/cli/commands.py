@@ -234,6 +234,18 @@ def _options(fmt: Optional[Enum], precision: int, pause: bool = False, output: O
                          export_html)
 
 
+def _traced(file: Optional[str], trace: Any, problem: Any, **how: Any) -> Any:
+    """the trace, or its error said about the file (an input out of range is the option's, said by main)"""
+    from attntrace.model.problem import problem_error
+
+    try:
+        return trace(problem, **how)
+    except OutOfRange:
+        raise
+    except AttntraceError as e:
+        raise problem_error("stdin" if file == "-" else file or "the built-in example", e) from None
+
+
 def _show_trace(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
     """a trace's steps, or its JSON form, after its warnings on stderr"""
     from attntrace.model.contract import trace_to_dict
@@ -257,7 +269,7 @@ def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
                        window=window, heads=heads)
-    t = trace(problem, show=walk_rows(len(problem.x)), decimals=precision if carry_rounding else None)
+    t = _traced(file, trace, problem, show=walk_rows(len(problem.x)), decimals=precision if carry_rounding else None)
     _show_trace(env, t, run_steps(t), _options(fmt, precision, pause, output, colour, export_svg, export_html))
 
 
@@ -277,7 +289,7 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
                        window=window, heads=heads)
-    t = trace(problem, query=input_, decimals=precision if carry_rounding else None)
+    t = _traced(file, trace, problem, query=input_, decimals=precision if carry_rounding else None)
     steps = explain_steps(t, precision) if explain else step_steps(t)
     _show_trace(env, t, steps, _options(fmt, precision, pause, output, colour, export_svg, export_html))
 
@@ -482,7 +494,7 @@ def worksheet(
     distinct([output], [file])
     env = _env()
     problem = _problem(file, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads)
-    t = trace(problem, query=input_, decimals=precision)
+    t = _traced(file, trace, problem, query=input_, decimals=precision)
     show(env, document(t, precision, key), OutputOptions(format=fmt.value, precision=precision, output=output),
          blank_from=None if key else 3)
 

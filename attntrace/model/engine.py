@@ -11,7 +11,7 @@ import numpy as np
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.model import masks
 from attntrace.model.maths import attention, carried_affine, carried_quotient, carried_sum, round_half_up, softmax
-from attntrace.model.problem import Dims, Problem, dims, divisor
+from attntrace.model.problem import Dims, Problem, check_memory, dims, divisor
 from attntrace.model.trace import HeadTrace, SelfCheck, Trace, read_only, weighted_values
 
 
@@ -36,6 +36,7 @@ def trace(problem: Problem, *, query: int | None = None, show: Iterable[int] | N
 
 def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | None, decimals: int | None) -> Trace:
     rows = np.arange(d.n) if query is None else np.array([query - 1])  # [n_q] the query rows traced
+    check_memory(len(rows), d.m, d.d_model, d.d_src, d.d_k * d.heads, d.d_v * d.heads, d.heads, d.d_out)
     shown = None if show is None else set(show)
     checked = [j for j, i in enumerate(rows.tolist()) if shown is None or i in shown]  # indices into rows
     say = _Cells(problem, d, rows)

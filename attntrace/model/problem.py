@@ -252,7 +252,6 @@ def _checked(problem: Problem) -> Dims:
         if problem.b_o.shape[0] != d_out:
             raise AttntraceError(f"b_o has {problem.b_o.shape[0]} values but w_o has {d_out} columns")
     _check_settings(problem, n, m)
-    check_memory(n, m, d_model, d_src, width_k, width_v, heads, d_out)
     return Dims(n, m, d_model, d_src, width_k // heads, width_v // heads, heads, d_out)
 
 

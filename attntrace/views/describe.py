@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from attntrace.model.problem import Problem, dims
+from attntrace.errors import AttntraceError
+from attntrace.model.problem import Problem, check_memory, dims, problem_error
 
 
 def scale_text(scale: bool | float) -> str:
@@ -14,6 +15,10 @@ def scale_text(scale: bool | float) -> str:
 def describe(problem: Problem, origin: str) -> str:
     """the problem's kind, n, m, d_model, d_k, d_v per head, heads, d_out, scale and masks, one a line"""
     d = dims(problem)
+    try:  # would a run fit?
+        check_memory(d.n, d.m, d.d_model, d.d_src, d.d_k * d.heads, d.d_v * d.heads, d.heads, d.d_out)
+    except AttntraceError as e:
+        raise problem_error(origin, e) from None
     kind = f"cross-attention, m = {d.m} source rows" if problem.source is not None else "self-attention"
     lines = [
         f"{origin}: a valid problem ({kind})",
