@@ -357,3 +357,20 @@ def test_any_label_in_a_coloured_table_and_its_exports_is_text(rows, cols, title
     page.feed(console.export_html(clear=False))
     page.close()
     assert set(page.tags) <= {"html", "head", "meta", "style", "body", "pre", "code", "span"}, page.tags
+
+
+def test_json_keeps_labels_exactly_but_writes_bidi_and_separators_as_escapes(attntrace, tmp_path):
+    import json
+
+    path = tmp_path / "p.json"
+    tokens = ["a\u202eb", "c\u2028d"]
+    path.write_text(json.dumps({"x": [[1, 0], [0, 1]], "tokens": tokens}), encoding="utf-8")
+    r = attntrace("run", path, "--format", "json")
+    assert "\u202e" not in r.out and "\u2028" not in r.out and json.loads(r.out)["tokens"] == tokens
+
+
+def test_an_error_quoting_a_files_text_is_shown_never_obeyed(attntrace, tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text('{"x": [[1]], "\\u001b[31mred": 1}', encoding="utf-8")
+    r = attntrace("run", path)
+    assert r.code == 1 and "\x1b" not in r.err and r.err.count("\n") == 1

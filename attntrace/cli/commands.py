@@ -95,7 +95,9 @@ def _attach_streams() -> None:
 
 
 def _fail(env: Environment, message: str, code: int) -> int:
-    env.message(f"attntrace: {message}")
+    from attntrace.render.escape import visible
+
+    env.message(f"attntrace: {visible(message)}")  # a message quoting a file's text is shown, never obeyed
     return code
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -105,6 +106,10 @@ def _self_check(t: Trace) -> dict[str, Any]:
     return {"max_abs_diff": c.max_abs_diff, "tolerance": c.tolerance, "ok": c.ok, "inputs": [r + 1 for r in c.rows]}
 
 
+# characters JSON may carry raw that would reorder or break what a terminal shows: bidi controls, line separators
+_UNSEEN = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\x7f-\x9f]")
+
+
 def dumps(data: Any) -> str:
     """one JSON document, never NaN; objects indented, each matrix row on one line"""
     return _dump(data, "") + "\n"
@@ -117,4 +122,4 @@ def _dump(value: Any, indent: str) -> str:
         return "{\n" + ",\n".join(items) + "\n" + indent + "}"
     if isinstance(value, list) and value and all(isinstance(v, (list, dict)) for v in value):
         return "[\n" + ",\n".join(inner + _dump(v, inner) for v in value) + "\n" + indent + "]"
-    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    return _UNSEEN.sub(lambda m: f"\\u{ord(m[0]):04x}", json.dumps(value, ensure_ascii=False, allow_nan=False))
