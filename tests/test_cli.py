@@ -229,10 +229,10 @@ def test_new_then_validate_then_run(attntrace, tmp_path, init):
 
 def test_new_is_reproducible_with_a_seed_and_checks_sizes(attntrace):
     assert attntrace("new", "--seed", "5").out == attntrace("new", "--seed", "5").out
-    r = attntrace("new", "--heads", "2", "--d-k", "3")
-    assert r.code == 1 and "does not divide d_k = 3" in r.err
+    r = attntrace("new", "--heads", "2", "--d-k", "3")  # options that do not fit together: a usage error
+    assert r.code == 2 and "does not divide d_k = 3" in r.err
     r = attntrace("new", "--tokens", "2", "--labels", "a,b,c")
-    assert r.code == 1 and "3 labels" in r.err
+    assert r.code == 2 and "3 labels" in r.err
 
 
 def test_csv_and_json_samples_trace_identically(attntrace):

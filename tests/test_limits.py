@@ -125,9 +125,9 @@ def test_a_regular_file_is_refused_by_its_size_without_reading_it(attntrace, tmp
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-1", "abc", "1e999"])
 def test_a_cap_that_is_not_a_positive_finite_number_is_one_line(attntrace, value):
-    line = _one_line(attntrace("run", SAMPLES / "worked_example.json", env={"ATTNTRACE_MAX_MB": value}),
-                     "ATTNTRACE_MAX_MB", "positive, finite number")
-    assert "ATTNTRACE_MAX_MB=0" not in line
+    r = attntrace("run", SAMPLES / "worked_example.json", env={"ATTNTRACE_MAX_MB": value})
+    assert r.code == 2 and r.out == "" and r.err.count("\n") == 1  # a setting, like an option: a usage error
+    assert "ATTNTRACE_MAX_MB" in r.err and "positive, finite number" in r.err and "ATTNTRACE_MAX_MB=0" not in r.err
 
 
 def test_a_huge_cap_reads_files_and_stdin(attntrace):
@@ -268,8 +268,9 @@ def test_available_memory_is_a_positive_number_or_unknown():
 def test_new_with_a_hundred_billion_tokens_is_one_line(attntrace):
     if problem_module.available_memory() is None:
         pytest.skip("this platform does not say how much memory it has")
-    _one_line(attntrace("new", "--tokens", "100000000000"), "new: a problem of 100,000,000,000 inputs",
-              "this machine has available")
+    r = attntrace("new", "--tokens", "100000000000")  # sizes are options: a usage error
+    assert r.code == 2 and r.out == "" and r.err.count("\n") == 1
+    assert "new: a problem of 100,000,000,000 inputs" in r.err and "this machine has available" in r.err
 
 
 def test_random_problem_refuses_before_drawing(monkeypatch):

@@ -185,3 +185,57 @@ def test_ctrl_c_while_still_importing_exits_130_quietly(tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode in (130, 0) and b"Traceback" not in err and b"KeyboardInterrupt" not in err
+
+
+def test_an_output_through_a_symlink_replaces_the_file_and_keeps_the_link(attntrace, tmp_path):
+    real, link = tmp_path / "real.txt", tmp_path / "link.txt"
+    real.write_text("old")
+    link.symlink_to(real)
+    assert attntrace("run", "-o", link).code == 0
+    assert link.is_symlink() and real.read_text().startswith("Step 1") and _leftovers(tmp_path) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd/1"), reason="needs /proc")
+def test_an_output_that_is_stdout_through_a_link_writes_through_it(tmp_path):
+    link = tmp_path / "mystdout"
+    link.symlink_to("/proc/self/fd/1")
+    redirected = tmp_path / "redirected.txt"
+    with open(redirected, "w") as out:
+        subprocess.run([sys.executable, "-m", "attntrace", "run", "-o", str(link)], stdout=out, cwd=ROOT, timeout=30,
+                       check=True)
+    assert link.is_symlink() and redirected.read_text().startswith("Step 1")
+
+
+def test_check_never_writes_over_the_problem_beside_a_sheet(attntrace, tmp_path):
+    roster = tmp_path / "roster.txt"
+    roster.write_text("ann\n")
+    room = tmp_path / "class"
+    attntrace("assign", roster, "--seed", "7", "-o", room)
+    (room / "ann" / "answers.json").write_text((room / "ann" / "key.json").read_text())
+    before = (room / "ann" / "problem.json").read_bytes()
+    assert attntrace("check", room, "--gradebook", room / "ann" / "problem.json").code == 2
+    assert attntrace("check", room / "ann" / "answers.json", "--gradescope", room / "ann" / "problem.json").code == 2
+    assert (room / "ann" / "problem.json").read_bytes() == before
+
+
+def test_assign_never_writes_over_its_roster_and_needs_a_folder(attntrace, tmp_path):
+    (tmp_path / "r" / "ann").mkdir(parents=True)
+    roster = tmp_path / "r" / "ann" / "key.md"
+    roster.write_text("ann\n")
+    assert attntrace("assign", roster, "--seed", "1", "-o", tmp_path / "r").code == 2 and roster.read_text() == "ann\n"
+    r = attntrace("assign", roster, "--seed", "1", "-o", "")
+    assert r.code == 2 and r.err.count("\n") == 1
+
+
+def test_an_output_inside_a_csv_problem_directory_under_a_new_name_is_refused(attntrace, tmp_path):
+    d = tmp_path / "csv"
+    shutil.copytree(SAMPLES / "worked_example_csv", d)
+    assert attntrace("run", d, "-o", d / "tokens.txt").code == 2 and not (d / "tokens.txt").exists()
+
+
+def test_a_damaged_first_csv_row_is_an_error_not_a_header(attntrace, tmp_path):
+    d = tmp_path / "csv"
+    shutil.copytree(SAMPLES / "worked_example_csv", d)
+    (d / "x.csv").write_text("1,0,1,0\x00\n0,2,0,2\n1,1,1,1\n")
+    r = attntrace("run", d)
+    assert r.code == 1 and "header" not in r.err and "\\x00" in r.err

@@ -3,8 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+import os
+import signal
+import sys
+
+if os.path.basename(sys.argv[0] if sys.argv else "") in ("attntrace", "attntrace.exe"):  # the console script:
+    signal.signal(signal.SIGINT, lambda signum, frame: os._exit(130))  # Ctrl-C ends it quietly, even while importing
+
+from collections.abc import Sequence  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
 
 if TYPE_CHECKING:
     from attntrace.cli.terminal import Environment

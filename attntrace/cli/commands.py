@@ -3,6 +3,7 @@ place where an expected failure becomes one line on stderr and an exit status.""
 
 from __future__ import annotations
 
+import errno
 import math
 import sys
 from collections.abc import Sequence
@@ -61,7 +62,8 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
         return _fail(env, f"this output's encoding ({e.encoding}) cannot show {e.object[e.start:e.end]!r}; "
                           "set PYTHONIOENCODING=utf-8, or write to a file with -o (always UTF-8)", ExitStatus.ERROR)
     except OSError as e:
-        where = f"{e.filename}: " if e.filename else ""
+        where = f"{e.filename}: " if e.filename else "cannot write to stdout: " if e.errno in (errno.ENOSPC, errno.EIO) else ""
+        env.quiet_stdout()
         return _fail(env, f"{where}{e.strerror or e}", ExitStatus.ERROR)
 
 
@@ -357,16 +359,15 @@ def new(
     """Write a ready-to-edit problem with random weights."""
     from attntrace.model.contract import problem_to_dict
     from attntrace.model.generate import random_problem
-    from attntrace.model.problem import problem_error
 
     names = None if labels is None else tuple(t.strip() for t in labels.split(","))
     if names is not None and len(names) != tokens:
-        raise AttntraceError(f"--labels gives {len(names)} labels but --tokens is {tokens}")
+        raise AttntraceError(f"--labels gives {len(names)} labels but --tokens is {tokens}", exit_code=2)
     try:
         problem = random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init, seed=seed,
                                  tokens=names)
     except AttntraceError as e:
-        raise problem_error("new", e) from None
+        raise AttntraceError(f"new: {e}", exit_code=2) from None  # every size comes from an option
     show(_env(), Document(data=problem_to_dict(problem)), OutputOptions(format="json", output=output))
 
 
@@ -430,7 +431,7 @@ def check(
     if gradescope is not None and len(sheet_paths) > 1:
         raise typer.BadParameter(f"Gradescope's results.json is for one sheet; {len(sheet_paths)} were given "
                                  "(use --gradebook for a class)", param_hint="--gradescope")
-    distinct([gradescope, gradebook], [*sheet_paths, problem_path])
+    distinct([gradescope, gradebook], [*sheet_paths, problem_path, *(classroom.beside(s) for s in sheet_paths)])
     marked = classroom.mark(sheet_paths, problem_path, lambda source: _problem(
         source, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads), rule,
         keep_going=len(sheet_paths) > 1)
@@ -518,7 +519,7 @@ def assign(
                                            help="The rounding the worksheets ask students to carry.")] = 2,
 ) -> None:
     """Write a different problem, worksheet and key for every student of a roster."""
-    from attntrace.homework.assign import Design, read_roster
+    from attntrace.homework.assign import HANDOUTS, Design, read_roster
     from attntrace.homework.assign import assign as write_class
 
     env = _env()
@@ -527,9 +528,13 @@ def assign(
         masks = ("window",)
     design = Design(tokens=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init,
                     mask=tuple(m for m in (masks or ()) if m != "none"), window=window, scale=scale, precision=precision)
+    if str(output) in ("", "."):
+        raise typer.BadParameter("give the class folder to write, such as -o class", param_hint="--output")
     students = read_roster(roster)
+    distinct([output / s / name for s in students for name in HANDOUTS], [roster])
     folders = write_class(students, output, design, seed)
-    env.message(f"wrote {len(folders)} folders in {output}: problem.json, worksheet.md, key.json and key.md each; "
+    env.message(f"wrote {len(folders)} folder{'s' * (len(folders) != 1)} in {output}: problem.json, worksheet.md, "
+                "key.json and key.md each; "
                 f"mark them with attntrace check {output}")
 
 

@@ -20,30 +20,43 @@ class Interrupted(Exception):
 def write_files(texts: dict[Path, str]) -> None:
     """write every file completely, or none: all are written beside their targets, then renamed over them.
 
-    A target that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is written in place.
-    UTF-8 with LF line endings on every platform.
+    A symlink is followed: the file it points to is replaced, the link kept. A target that is not a regular file
+    (/dev/null, a FIFO, /dev/stdout when stdout is a pipe) is written in place. UTF-8 with LF line endings.
     """
     encoded = {path: _encoded(path, text) for path, text in texts.items()}
     for path in encoded:
         _writable(path)
+    real = {path: _replaced(path) for path in encoded}  # None: written in place
     temps: dict[Path, Path] = {}
+    path = next(iter(encoded), Path())
     with _terminated_as_exception():
         try:
             for path, data in encoded.items():
-                if _special(path):
-                    continue
-                temps[path] = _temporary(path, data)
+                target = real[path]
+                if target is not None:
+                    temps[target] = _temporary(target, data)
             for path, data in encoded.items():
-                if _special(path):
+                if real[path] is None:
                     _write(path, data)
-            for path, temp in list(temps.items()):
-                os.replace(temp, path)
-                del temps[path]
+            for target, temp in list(temps.items()):
+                path = target
+                os.replace(temp, target)
+                del temps[target]
         except OSError as e:
-            raise AttntraceError(f"{e.filename or path}: cannot write it: {e.strerror or e}") from None
+            raise AttntraceError(f"{path}: cannot write it: {e.strerror or e}") from None
         finally:
             for temp in temps.values():
                 _remove(temp)
+
+
+def _replaced(path: Path) -> Path | None:
+    """the regular file to replace for path (through any symlink), or None to write path in place"""
+    try:
+        target = Path(os.path.realpath(path))
+        info = os.stat(target)
+    except OSError:
+        return None if path.is_symlink() else path  # a dangling link, or a link to a pipe, is written through
+    return target if stat.S_ISREG(info.st_mode) else None
 
 
 def _encoded(path: Path, text: str) -> bytes:
@@ -64,13 +77,6 @@ def _writable(path: Path) -> None:
     folder = path.parent
     if not folder.is_dir():
         raise AttntraceError(f"{path}: cannot write it: the folder {folder} does not exist")
-
-
-def _special(path: Path) -> bool:
-    try:
-        return not stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
 
 
 def _temporary(path: Path, data: bytes) -> Path:
@@ -132,6 +138,7 @@ def _terminated_as_exception() -> Iterator[None]:
 
 def distinct(outputs: Iterable[Path | None], inputs: Iterable[str | Path | None]) -> None:
     """an output that is one of the inputs, or another output, is a usage error before anything is computed"""
+    inputs = list(inputs)
     seen: dict[str, str] = {}
     for item in inputs:
         if item is None or str(item) == "-":
@@ -139,9 +146,14 @@ def distinct(outputs: Iterable[Path | None], inputs: Iterable[str | Path | None]
         p = Path(item)
         for file in (sorted(p.iterdir()) if p.is_dir() else [p]):
             seen[_key(file)] = f"the input {file}"
+    folders = {str(Path(item).resolve()): str(item) for item in inputs if item is not None and str(item) != "-"
+               and any((Path(item) / name).exists() for name in ("x.csv", "x.npy"))}  # a problem's own folder
     for out in outputs:
-        if out is None or _special(out):
+        if out is None or _replaced(out) is None:
             continue
+        inside = folders.get(str(out.resolve().parent))
+        if inside is not None:
+            raise AttntraceError(f"{out} is inside the input directory {inside}; write it elsewhere", exit_code=2)
         key = _key(out)
         if key in seen:
             raise AttntraceError(f"{out} is {seen[key]}; write to another file", exit_code=2)

@@ -31,7 +31,8 @@ def parse(text: str, name: str, key: str) -> tuple[np.ndarray, str | None]:
     if not rows:
         raise AttntraceError(f"{name} has no values (only blank lines or comments)")
     note = None
-    if not all(_parses(c) for c in rows[0]):
+    words = [c for c in rows[0] if not _parses(c)]
+    if words and all(c.isprintable() for c in words):  # a header names columns; a control character marks damaged data
         note = f"{name}: row 1 ({visible(', '.join(rows[0])[:40])}) read as a header"
         rows, line_numbers = rows[1:], line_numbers[1:]
         if not rows:

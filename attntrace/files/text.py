@@ -28,7 +28,7 @@ def max_bytes() -> int:
         shown = raw if len(raw) <= 20 and raw.isprintable() else ascii(raw[:20])
         raise AttntraceError(
             f"ATTNTRACE_MAX_MB = {shown} must be a positive, finite number of megabytes, such as "
-            f"{DEFAULT_MAX_MB:g} (the cap when it is unset)"
+            f"{DEFAULT_MAX_MB:g} (the cap when it is unset)", exit_code=2
         )
     return max(1, min(int(mb * 1_000_000), sys.maxsize // 4))
 

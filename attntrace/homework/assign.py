@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from _csv import Reader
 
 MAX_ID = 100
+HANDOUTS = ("problem.json", "worksheet.md", "key.json", "key.md")  # what each student's folder gets
 MAX_PRECISION = 12
 
 

@@ -114,10 +114,10 @@ def gradescope(report: Report) -> dict[str, Any]:
         output = status(item)
         if item.verdict == WRONG:
             output += "\n" + "\n".join(cell_lines(item))
-        tests.append({"name": f"step {item.step} · {item.name}", "score": item.points if earned else 0.0,
+        tests.append({"name": visible(f"step {item.step} · {item.name}"), "score": item.points if earned else 0.0,
                       "max_score": item.max_points, "status": "passed" if earned and item.complete else "failed",
-                      "output": output})
-    summary = report.diagnosis or ("every intermediate right" if report.passed else "")
+                      "output": visible(output)})
+    summary = visible(report.diagnosis or ("every intermediate right" if report.passed else ""))
     return {"score": report.score, "output": summary, "tests": tests}
 
 
