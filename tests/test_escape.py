@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from attntrace.render import csvfmt, markdown, plain, table
 from attntrace.render.escape import comment, spreadsheet, visible
 from attntrace.views.page import Block, Note, Step
+from attntrace.views.text import width
 
 # every character that must never reach the output raw: C0 and C1 controls and DEL, the bidi marks, embeddings,
 # overrides and isolates, the line separators; the formats' own newlines are allowed where each test says so
@@ -304,7 +305,7 @@ def test_any_label_in_plain_text_is_shown_visibly_on_its_line(rows, cols, title,
     _no_hidden(out)
     assert out == plain.render_step(_shown_step(step), 2)
     lines = out.split("\n")
-    assert lines[1] == "=" * len(lines[0]) and lines.count("note: " + _shown(note)) == 2
+    assert lines[1] == "=" * width(lines[0]) and lines.count("note: " + _shown(note)) == 2
     assert lines[3] == f"Step 4 · {_shown(title)}  [{len(rows)} x {len(cols)}]"
 
 

@@ -22,6 +22,7 @@ CASES = {
     "worksheet_xihuan": ["worksheet", SAMPLES / "homework" / "problem.json"],
     "worksheet_key_two_heads_plain": ["worksheet", SAMPLES / "two_heads.json", "--key", "--format", "plain"],
     "check_ben": ["check", SAMPLES / "homework" / "ben.json"],
+    "run_xihuan_plain": ["run", SAMPLES / "homework" / "problem.json"],
     "explain_1": ["explain", "--input", "1"],
     "explain_2_two_heads_carried": ["explain", SAMPLES / "two_heads.json", "--input", "2", "--precision", "2",
                                     "--carry-rounding"],
@@ -96,3 +97,20 @@ def test_plain_output_is_identical_under_any_columns_term_or_colour_setting():
     assert baseline.startswith(b"Step 1") and b"\x1b" not in baseline and "…".encode() not in baseline
     for extra in ENVIRONMENTS:
         assert _run(extra) == baseline, extra
+
+
+def test_plain_columns_line_up_by_display_width(attntrace, tmp_path):
+    """wide (我, 😀), combining (é as e + U+0301) and zero-width labels take the columns a terminal gives them"""
+    import json
+
+    from attntrace.views.text import width
+
+    path = tmp_path / "p.json"
+    tokens = ["我", "😀x", "e\u0301", "a\u200bb"]
+    path.write_text(json.dumps({"x": [[1, 0], [0, 1], [1, 1], [2, 0]], "tokens": tokens, "name": "宽 wide"}),
+                    encoding="utf-8")
+    out = attntrace("run", path, "--format", "plain").out
+    block = out.split("Step 1 · X  [4 x 2]\n")[1].split("\n\n")[0].split("\n")
+    assert len({width(line) for line in block}) == 1  # every line of the table ends at the same column
+    heading = out.split("\n")
+    assert all(heading[i + 1] == "=" * width(heading[i]) for i in range(len(heading) - 1) if heading[i + 1][:1] == "=")

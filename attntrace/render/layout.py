@@ -37,3 +37,4 @@ def runs(widths: list[int], room: int, gap: int) -> list[tuple[int, int]]:
         used += gap + w
     out.append((start, len(widths)))
     return out
+

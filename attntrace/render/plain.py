@@ -5,6 +5,7 @@ from __future__ import annotations
 from attntrace.render.escape import visible
 from attntrace.render.layout import cells, hidden_line, runs, shown
 from attntrace.views.page import Block, Note, Step
+from attntrace.views.text import left, right, width
 
 WIDTH = 80  # fixed, whatever the terminal: two students' files must diff cleanly
 
@@ -12,7 +13,7 @@ WIDTH = 80  # fixed, whatever the terminal: two students' files must diff cleanl
 def render_step(step: Step, precision: int, blank: bool = False) -> str:
     """the step as text; blank leaves every cell empty, for a worksheet"""
     heading = visible(step.heading)
-    lines = [heading, "=" * len(heading), ""]
+    lines = [heading, "=" * width(heading), ""]
     for k, item in enumerate(step.items):
         lines.extend([visible(item.text)] if isinstance(item, Note) else block(item, precision, step.prefix, blank))
         if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
@@ -28,8 +29,8 @@ def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[st
         texts = [["_" * max(8, len(text)) for text in row] for row in texts]
     labels = [visible(b.rows[r]) for r in rows]
     heads = [visible(b.cols[c]) for c in cols]
-    label_width = max(len(s) for s in labels)
-    widths = [max(len(heads[k]), *(len(row[k]) for row in texts)) for k in range(len(cols))]
+    label_width = max(width(s) for s in labels)
+    widths = [max(width(heads[k]), *(len(row[k]) for row in texts)) for k in range(len(cols))]
     lines = [f"{visible(prefix + b.title)}  [{len(b.rows)} x {len(b.cols)}]"]
     chunks = runs(widths, WIDTH - label_width, 2)
     for start, stop in chunks:
@@ -39,11 +40,11 @@ def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[st
         for k in range(len(rows)):
             if hidden_rows and k == len(rows) // 2:
                 lines.append(hidden_line(hidden_rows, "rows"))
-            lines.append(_line(labels[k].ljust(label_width), texts[k][start:stop], widths[start:stop]))
+            lines.append(_line(left(labels[k], label_width), texts[k][start:stop], widths[start:stop]))
     if hidden_cols:
         lines.append(hidden_line(hidden_cols, "columns") + f" (shown: the first and last {len(cols) // 2})")
     return lines
 
 
 def _line(label: str, cells: list[str], widths: list[int]) -> str:
-    return (label + "".join("  " + cell.rjust(w) for cell, w in zip(cells, widths))).rstrip()
+    return (label + "".join("  " + right(cell, w) for cell, w in zip(cells, widths))).rstrip()

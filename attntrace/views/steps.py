@@ -10,6 +10,8 @@ import numpy as np
 from attntrace.model import who
 from attntrace.model.trace import Trace
 from attntrace.views.page import Block, Note, Step
+from attntrace.views.text import left as padded
+from attntrace.views.text import width as text_width
 
 if TYPE_CHECKING:
     from attntrace.model.experiments import Result
@@ -254,14 +256,14 @@ def _without_self_check(step: Step) -> Step:
 def who_steps(t: Trace, heading: str, top: int = 3) -> list[Step]:
     """each token's top attended tokens with their weights, head by head"""
     labels, keys = t.problem.labels, t.problem.key_labels
-    width = max(len(labels[r]) for r in t.rows)
+    width = max(text_width(labels[r]) for r in t.rows)
     notes = []
     for a, attends in enumerate(who.per_head(t, top)):
         if len(t.heads) > 1:
             notes.append(Note(f"head {a + 1}"))
         for j, (r, best) in enumerate(zip(t.rows, attends.best)):
             pairs = " · ".join(f"{keys[c]} {attends.weights[j, c]:.2f}" for c in best)
-            notes.append(Note(f"{labels[r].ljust(width)} → {pairs}"))
+            notes.append(Note(f"{padded(labels[r], width)} → {pairs}"))
     return [Step(0, heading, tuple(notes))]
 
 
@@ -269,12 +271,12 @@ def layer_summary_steps(t: Trace, heading: str, top: int = 3) -> list[Step]:
     """across every head of a layer: each token's top tokens by mean weight, and each head's favourite"""
     labels, keys = t.problem.labels, t.problem.key_labels
     mean, favourites = who.layer_mean(t, top)
-    width = max(len(labels[r]) for r in t.rows)
+    width = max(text_width(labels[r]) for r in t.rows)
     items: list[Block | Note] = [
         Block(f"mean weight over the {len(t.heads)} heads", "weights", t.row_labels, keys, mean.weights)
     ]
     for j, (r, best) in enumerate(zip(t.rows, mean.best)):
         pairs = " · ".join(f"{keys[c]} {mean.weights[j, c]:.2f}" for c in best)
         per_head = " ".join(f"{a + 1}:{keys[fav]}" for a, fav in enumerate(favourites[:, j]))
-        items.append(Note(f"{labels[r].ljust(width)} → {pairs}   | top per head: {per_head}"))
+        items.append(Note(f"{padded(labels[r], width)} → {pairs}   | top per head: {per_head}"))
     return [Step(0, heading, tuple(items))]

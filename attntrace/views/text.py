@@ -1,0 +1,28 @@
+"""Text as a terminal lays it out: columns by display width, so 我 and 😀 take two and a combining accent none."""
+
+from __future__ import annotations
+
+import unicodedata
+
+
+def width(text: str) -> int:
+    """the columns a terminal gives text: wide and full-width characters (我, 😀) two, combining and zero-width none"""
+    if text.isascii():
+        return len(text)
+    total = 0
+    for ch in text:
+        kind = unicodedata.category(ch)
+        if unicodedata.combining(ch) or kind in ("Mn", "Me", "Cf"):
+            continue
+        total += 2 if kind != "Cn" and unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return total
+
+
+def left(text: str, columns: int) -> str:
+    """text padded on the right to fill columns on screen"""
+    return text + " " * max(0, columns - width(text))
+
+
+def right(text: str, columns: int) -> str:
+    """text padded on the left to fill columns on screen"""
+    return " " * max(0, columns - width(text)) + text
