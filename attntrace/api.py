@@ -7,10 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.model.problem import Problem
+from attntrace.model.problem import BIASES, MATRICES, Problem
 from attntrace.model.trace import Trace
-
-MATRICES = ("x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "source", "w_o", "b_o")
 
 
 def _plain(value: Any) -> Any:
@@ -49,7 +47,7 @@ def trace(problem: Problem | None = None, *, query: int | None = None, decimals:
         from attntrace.model.contract import problem_to_dict
 
         merged = {**problem_to_dict(problem), **data}
-        for key in MATRICES:
+        for key in MATRICES + BIASES:
             value = getattr(problem, key)
             if key not in data and value is not None:
                 merged[key] = value  # exactly, not through JSON numbers

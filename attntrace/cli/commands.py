@@ -238,8 +238,9 @@ def _options(fmt: Optional[Enum], precision: int, pause: bool = False, output: O
                          export_html)
 
 
-def _traced(file: Optional[str], trace: Any, problem: Any, **how: Any) -> Any:
+def _traced(file: Optional[str], problem: Any, **how: Any) -> Any:
     """the trace, or its error said about the file (an input out of range is the option's, said by main)"""
+    from attntrace.model.engine import trace
     from attntrace.model.problem import problem_error
 
     try:
@@ -266,14 +267,13 @@ def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4
         x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None, export_svg: SvgOpt = None,
         export_html: HtmlOpt = None) -> None:
     """The eight steps for every input."""
-    from attntrace.model.engine import trace
     from attntrace.views.steps import run_steps, walk_rows
 
     distinct([output, export_svg, export_html], [file, x, w_q, w_k, w_v])
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
                        window=window, heads=heads)
-    t = _traced(file, trace, problem, show=walk_rows(len(problem.x)), decimals=precision if carry_rounding else None)
+    t = _traced(file, problem, show=walk_rows(len(problem.x)), decimals=precision if carry_rounding else None)
     _show_trace(env, t, run_steps(t), _options(fmt, precision, pause, output, colour, export_svg, export_html))
 
 
@@ -285,7 +285,6 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
          export_html: HtmlOpt = None,
          explain: Annotated[bool, typer.Option("--explain", help="Write out every cell's arithmetic.")] = False) -> None:
     """Steps 4 to 7 for one input, after a reminder of q, K and V."""
-    from attntrace.model.engine import trace
     from attntrace.views.explain import explain_steps
     from attntrace.views.steps import step_steps
 
@@ -293,7 +292,7 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
                        window=window, heads=heads)
-    t = _traced(file, trace, problem, query=input_, decimals=precision if carry_rounding else None)
+    t = _traced(file, problem, query=input_, decimals=precision if carry_rounding else None)
     steps = explain_steps(t, precision) if explain else step_steps(t)
     _show_trace(env, t, steps, _options(fmt, precision, pause, output, colour, export_svg, export_html))
 
@@ -492,12 +491,11 @@ def worksheet(
 ) -> None:
     """An exercise: the problem, then a blank table for each step (with --key, the answers)."""
     from attntrace.homework.worksheet import document
-    from attntrace.model.engine import trace
 
     distinct([output], [file])
     env = _env()
     problem = _problem(file, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads)
-    t = _traced(file, trace, problem, query=input_, decimals=precision)
+    t = _traced(file, problem, query=input_, decimals=precision)
     show(env, document(t, precision, key), OutputOptions(format=fmt.value, precision=precision, output=output),
          blank_from=None if key else 3)
 

@@ -78,7 +78,6 @@ def _blank(step: Step, style: Style) -> bool:
 
 
 FORMATS: dict[str, Renderer] = {"table": _table, "plain": _plain, "json": _json, "csv": _csv, "markdown": _markdown}
-STEP_FORMATS = ("table", "plain", "csv", "markdown")  # what any document with steps can be shown as
 
 
 def render(document: Document, fmt: str, style: Style) -> list[str]:
