@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from attntrace.cli.files import write_files
 from attntrace.cli.terminal import Environment
-from attntrace.render.document import Document, Style, recorder, render
-from attntrace.views.page import Step
+from attntrace.render.document import Document, Style, render
+from attntrace.render.export import exports
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,7 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     to_file = opts.output is not None
     width = env.width if env.stdout_isatty and not to_file else 100
     pages = render(document, fmt, Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from))
-    files = exports(document.steps, opts)
+    files = exports(document.steps, opts.precision, opts.export_svg, opts.export_html)
     if opts.output is not None:
         files[opts.output] = "".join(pages)
     write_files(files)  # every file or none, before anything reaches stdout
@@ -49,18 +48,4 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
         env.write(page)
         if number + 1 < len(pages) and not env.pause():
             return
-
-
-def exports(steps: Sequence[Step], opts: OutputOptions) -> dict[Path, str]:
-    """the coloured tables as an SVG picture or an HTML page, exactly as a terminal would show them"""
-    if opts.export_svg is None and opts.export_html is None:
-        return {}
-    recording = recorder(steps, opts.precision)
-    out: dict[Path, str] = {}
-    if opts.export_svg is not None:
-        out[opts.export_svg] = recording.export_svg(title="attntrace", clear=False)
-    if opts.export_html is not None:
-        out[opts.export_html] = recording.export_html(clear=False)
-    return out
-
 
