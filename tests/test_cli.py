@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from attntrace import __version__
+from attntrace.render import table
 from tests.conftest import ROOT, SAMPLES
 
 
@@ -257,9 +258,25 @@ def test_table_colours_carry_meaning_and_the_heatmap_has_a_glyph_cue(attntrace):
     assert "\x1b[1;32m" in x_title  # inputs are green
     weights = out[out.index("Step 5 · w(1, j)"):out.index("Step 6")]
     assert "48;2;" in weights  # a background shade per cell
-    assert "0.0634 ▁" in weights and "0.4683 ▄" in weights  # the same cue without colour
     plain_table = attntrace("run", "--format", "table", "--color", "never").out
-    assert "0.4683 ▄" in plain_table and "\x1b" not in plain_table
+    assert "\x1b" not in plain_table
+    row = json.loads(attntrace("run", "--format", "json").out)["heads"][0]["weights"][0]
+    for w in row:  # the same cue without colour: a bar for the weight against the largest in its row
+        assert f"{w:.4f} {table.BARS[round(w / max(row) * (len(table.BARS) - 1))]}" in plain_table
+    assert "█ = the largest" in plain_table
+
+
+def test_heatmap_shades_grow_from_grey_to_blue_whatever_the_background():
+    """the shade is a like lightness from grey to blue, so dark and light screens read it the same way"""
+    from rich.color import ColorTriplet
+
+    shades = [table._heat(share / 10).bgcolor for share in range(11)]
+    triplets: list[ColorTriplet] = [s.get_truecolor() for s in shades if s is not None]
+    blues = [t.blue - (t.red + t.green) / 2 for t in triplets]
+    assert blues == sorted(blues) and blues[0] == 0 and blues[-1] > 100  # bluer as the weight grows
+    lightness = [0.2126 * t.red + 0.7152 * t.green + 0.0722 * t.blue for t in triplets]
+    assert max(lightness) - min(lightness) < 40  # never near white, never near black
+    assert all(table._heat(s / 10).color is not None for s in range(11))
 
 
 def test_each_commands_format_choices_are_formats_the_output_seam_has():

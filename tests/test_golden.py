@@ -23,6 +23,8 @@ CASES = {
     "worksheet_key_two_heads_plain": ["worksheet", SAMPLES / "two_heads.json", "--key", "--format", "plain"],
     "check_ben": ["check", SAMPLES / "homework" / "ben.json"],
     "run_xihuan_plain": ["run", SAMPLES / "homework" / "problem.json"],
+    "run_labels_plain": ["run", SAMPLES / "labels.json"],
+    "step_3_labels_markdown": ["step", SAMPLES / "labels.json", "--input", "3", "--format", "markdown"],
     "explain_1": ["explain", "--input", "1"],
     "explain_2_two_heads_carried": ["explain", SAMPLES / "two_heads.json", "--input", "2", "--precision", "2",
                                     "--carry-rounding"],
@@ -60,8 +62,12 @@ def test_the_who_view_of_a_real_bert_head_matches_the_golden_file(attntrace):
     _golden("bert_who", r.out)
 
 
-@pytest.mark.parametrize("width", [60, 100])
-def test_the_rich_tables_are_pinned(width):
+TABLE_CASES = {"xihuan": SAMPLES / "homework" / "problem.json", "labels": SAMPLES / "labels.json"}
+
+
+@pytest.mark.parametrize("width", [40, 80, 120])
+@pytest.mark.parametrize("case", TABLE_CASES)
+def test_the_rich_tables_are_pinned(case, width):
     """the table renderer into a plain console: no colour codes, so its layout alone is pinned"""
     import io
 
@@ -74,9 +80,9 @@ def test_the_rich_tables_are_pinned(width):
 
     buffer = io.StringIO()
     console = Console(width=width, file=buffer, color_system=None, legacy_windows=False)
-    for step in run_steps(trace(load(str(SAMPLES / "homework" / "problem.json")))):
+    for step in run_steps(trace(load(str(TABLE_CASES[case])))):
         console.print(table.render_step(step, 4, width))
-    _golden(f"table_xihuan_{width}", buffer.getvalue())
+    _golden(f"table_{case}_{width}", buffer.getvalue())
 
 
 ENVIRONMENTS = [

@@ -42,7 +42,8 @@ def _table(document: Document, style: Style) -> list[str]:
     pages = []
     for step in document.steps:
         buffer = io.StringIO()
-        table.console(buffer, style.colour, style.width).print(table.render_step(step, style.precision, style.width))
+        table.console(buffer, style.colour, style.width).print(table.render_step(step, style.precision, style.width),
+                                                              crop=False)
         pages.append(buffer.getvalue())
     return pages
 
@@ -98,7 +99,7 @@ def recorder(steps: Sequence[Step], precision: int) -> Any:
 
     console = table.console(io.StringIO(), True, EXPORT_WIDTH, record=True)
     for step in steps:
-        console.print(table.render_step(step, precision, EXPORT_WIDTH))
+        console.print(table.render_step(step, precision, EXPORT_WIDTH), crop=False)
     return console
 
 

@@ -23,6 +23,11 @@ def shown(count: int, limit: int = MAX_SHOWN) -> tuple[list[int], int]:
     return list(range(half)) + list(range(count - half, count)), count - limit
 
 
+def gap_head(count: int) -> str:
+    """the head of the column that stands, in a table, where count columns are hidden"""
+    return f"⋯ {count} hidden ⋯"
+
+
 def hidden_line(count: int, what: str) -> str:
     return f"… {count} {what} hidden; --format json shows all"
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from attntrace.render.escape import markdown as _escape
-from attntrace.render.layout import cells, hidden_line, shown
+from attntrace.render.layout import cells, gap_head, hidden_line, shown
 from attntrace.views.page import Block, Note, Step
 
 
@@ -21,13 +21,17 @@ def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[st
     rows, hidden_rows = shown(len(b.rows))
     cols, hidden_cols = shown(len(b.cols))
     lines = [f"**{_escape(prefix + b.title)}** [{len(b.rows)} x {len(b.cols)}]", ""]
-    lines.append("| | " + " | ".join(_escape(b.cols[c]) for c in cols) + " |")
-    lines.append("|---|" + "---:|" * len(cols))
+    heads = [_escape(b.cols[c]) for c in cols]
     texts = cells(b.values, rows, cols, precision)
+    if hidden_cols:  # the gap marked where it is
+        heads.insert(len(cols) // 2, gap_head(hidden_cols))
+        texts = [[*row[:len(cols) // 2], "⋯", *row[len(cols) // 2:]] for row in texts]
+    lines.append("| | " + " | ".join(heads) + " |")
+    lines.append("|---|" + "---:|" * len(heads))
     for k, r in enumerate(rows):
         if hidden_rows and k == len(rows) // 2:
-            lines.append("| ⋮ |" + " ⋮ |" * len(cols))
-        row = ["   "] * len(cols) if blank else texts[k]
+            lines.append(f"| ⋮ {hidden_rows} hidden |" + " ⋮ |" * len(heads))
+        row = ["   "] * len(heads) if blank else texts[k]
         lines.append(f"| {_escape(b.rows[r])} | " + " | ".join(row) + " |")
     for count, what in ((hidden_rows, "rows"), (hidden_cols, "columns")):
         if count:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from attntrace.render.escape import visible
-from attntrace.render.layout import cells, hidden_line, runs, shown
+from attntrace.render.layout import cells, gap_head, hidden_line, runs, shown
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.text import left, right, width
 
@@ -29,13 +29,17 @@ def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[st
         texts = [["_" * max(8, len(text)) for text in row] for row in texts]
     labels = [visible(b.rows[r]) for r in rows]
     heads = [visible(b.cols[c]) for c in cols]
+    if hidden_cols:  # the gap marked where it is
+        heads.insert(len(cols) // 2, gap_head(hidden_cols))
+        texts = [[*row[:len(cols) // 2], "⋯", *row[len(cols) // 2:]] for row in texts]
     label_width = max(width(s) for s in labels)
-    widths = [max(width(heads[k]), *(len(row[k]) for row in texts)) for k in range(len(cols))]
+    widths = [max(width(heads[k]), *(len(row[k]) for row in texts)) for k in range(len(heads))]
     lines = [f"{visible(prefix + b.title)}  [{len(b.rows)} x {len(b.cols)}]"]
     chunks = runs(widths, WIDTH - label_width, 2)
     for start, stop in chunks:
         if len(chunks) > 1:
-            lines.append(f"(columns {heads[start]} to {heads[stop - 1]})")
+            named = [h for k, h in enumerate(heads[start:stop], start) if not (hidden_cols and k == len(cols) // 2)]
+            lines.append(f"(columns {named[0]} to {named[-1]})" if named else f"({heads[start]})")
         lines.append(_line(" " * label_width, heads[start:stop], widths[start:stop]))
         for k in range(len(rows)):
             if hidden_rows and k == len(rows) // 2:

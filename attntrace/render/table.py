@@ -1,7 +1,14 @@
-"""Rich tables in colour, after the seed article's figures: inputs green, Q red, K orange, V purple."""
+"""Rich tables in colour, after the seed article's figures: inputs green, Q red, K orange, V purple.
+
+Every table fits the width it is given: a long label is cut with an ellipsis, columns go into blocks that fit, and
+when not even one number fits beside a label the block is listed one cell per line. A number is never cut.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
 from rich import box
 from rich.color import Color
 from rich.console import Console, Group, RenderableType
@@ -10,80 +17,168 @@ from rich.table import Table
 from rich.text import Text
 
 from attntrace.render.escape import visible
-from attntrace.render.layout import cells, hidden_line, runs, shown
+from attntrace.render.layout import cells, gap_head, hidden_line, runs, shown
 from attntrace.views.page import Block, Note, Step
+from attntrace.views.text import cut, lines, right
+from attntrace.views.text import width as width_of
 
 COLOURS = {
     "x": "green", "w": "grey70", "q": "red", "k": "dark_orange", "v": "medium_purple",
     "scores": "dodger_blue1", "weights": "dodger_blue1", "weighted": "yellow", "output": "green4",
 }
-BARS = " ▁▂▃▄▅▆▇█"  # the non-colour cue of the softmax heatmap
+BARS = "▁▂▃▄▅▆▇█"  # the heatmap's bars: a weight against the largest in its row
+ASCII_BARS = ".:-=+*#@"
+LEGEND = "heatmap: bar and shade show each weight against the largest in its row ({top} = the largest)"
+LOW, HIGH = (88, 88, 88), (25, 110, 230)  # grey to blue at a like lightness: the same reading on dark and light
+EDGE, GAP = 4, 3  # columns a table takes beyond its cells: its edges and the label's padding; then each column's
 
 
-def render_step(step: Step, precision: int, width: int) -> RenderableType:
+@dataclass(frozen=True)
+class Look:
+    """how the tables are drawn: box lines and bars in Unicode, or in ASCII for terminals that draw those wide"""
+
+    ascii: bool = False
+
+    @property
+    def box(self) -> box.Box:
+        return box.ASCII if self.ascii else box.SIMPLE_HEAVY
+
+    @property
+    def bars(self) -> str:
+        return ASCII_BARS if self.ascii else BARS
+
+    @property
+    def ellipsis(self) -> str:
+        return "..." if self.ascii else "…"
+
+
+def render_step(step: Step, precision: int, width: int, look: Look = Look()) -> RenderableType:
     parts: list[RenderableType] = [Text(visible(step.heading), style="bold underline"), Text("")]
     for item in step.items:
         if isinstance(item, Note):
             parts.append(Text(visible(item.text), style="italic"))
         else:
-            parts.extend(tables(item, precision, step.prefix, width))
+            parts.extend(tables(item, precision, step.prefix, width, look))
         parts.append(Text(""))
     return Group(*parts)
 
 
-def _heat(weight: float) -> Style:
-    """a blue background whose depth is the weight; white text once it is dark"""
-    w = min(max(weight, 0.0), 1.0)
-    bg = Color.from_rgb(255 - 225 * w, 255 - 165 * w, 255 - 60 * w)
-    return Style(bgcolor=bg, color="white" if w > 0.5 else "black")
+@dataclass(frozen=True)
+class _Column:
+    head: str
+    cells: list[str]  # already padded to one width, so that digits line up whatever follows them
+    values: list[float] | None  # the weights behind a heatmap column's cells; None: no shading (or a gap marker)
+
+    @property
+    def width(self) -> int:
+        """its cells' width on screen: the digits, and a space and a bar after them in a heatmap"""
+        return width_of(self.cells[0]) + (2 if self.values is not None else 0)
 
 
-def tables(b: Block, precision: int, prefix: str, width: int) -> list[Table]:
-    """the block as one table per run of columns that fits the width: never cut with an ellipsis"""
+def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look()) -> list[RenderableType]:
+    """the block as titled tables, one per run of columns that fits the width; gaps in a huge matrix are marked"""
     rows, hidden_rows = shown(len(b.rows))
     cols, hidden_cols = shown(len(b.cols))
     colour = COLOURS[b.kind]
     heat = b.kind == "weights"
     texts = cells(b.values, rows, cols, precision)
-    if heat:
-        texts = [[f"{cell} {_bar(float(b.values[r, c]))}" for cell, c in zip(row, cols)] for row, r in zip(texts, rows)]
+    shown_values = b.values[np.ix_(rows, cols)]
+    number_width = max(len(t) for row in texts for t in row)
+    columns = [_column(visible(b.cols[c]), [row[k] for row in texts], shown_values[:, k] if heat else None,
+                       number_width) for k, c in enumerate(cols)]
+    if hidden_cols:
+        marker = gap_head(hidden_cols)
+        columns.insert(len(cols) // 2, _Column(marker, ["⋯".rjust(width_of(marker))] * len(rows), None))
+    top = np.max(np.where(np.isfinite(shown_values), shown_values, 0.0), axis=1) if heat else None
+    places = [str(c + 1) for c in cols]  # each shown column's place in the matrix, for a range too long in labels
+    if hidden_cols:
+        places.insert(len(cols) // 2, "⋯")
     labels = [visible(b.rows[r]) for r in rows]
-    heads = [visible(b.cols[c]) for c in cols]
-    label_width = max(len(s) for s in labels)
-    widths = [max(len(heads[k]), *(len(row[k]) for row in texts)) for k in range(len(cols))]
-    chunks = runs(widths, max(10, width - label_width - 4), 3)
-    out = []
-    for n, (start, stop) in enumerate(chunks):
-        title = f"{visible(prefix + b.title)}  [{len(b.rows)} x {len(b.cols)}]"
-        if len(chunks) > 1:
-            title += f"  (columns {heads[start]} to {heads[stop - 1]})"
-        table = Table(title=Text(title, style=f"bold {colour}"), title_justify="left", box=box.SIMPLE_HEAVY,
-                      header_style=colour)
-        table.add_column("", style="bold", no_wrap=True)
-        for head in heads[start:stop]:
-            table.add_column(Text(head), justify="right", no_wrap=True, overflow="fold")
-        for k, r in enumerate(rows):
-            if hidden_rows and k == len(rows) // 2:
-                table.add_row("⋮", *["⋮"] * (stop - start))
-            styled = [
-                Text(texts[k][i], style=_heat(float(b.values[r, cols[i]])) if heat else colour)
-                for i in range(start, stop)
-            ]
-            table.add_row(Text(labels[k]), *styled)
-        captions = []
-        if hidden_rows:
-            captions.append(hidden_line(hidden_rows, "rows"))
-        if hidden_cols and n == len(chunks) - 1:
-            captions.append(hidden_line(hidden_cols, "columns"))
-        if captions:
-            table.caption = Text("; ".join(captions), style="italic")
-            table.caption_justify = "left"
-        out.append(table)
+    gap_row = len(rows) // 2 if hidden_rows else None
+    if gap_row is not None:
+        labels.insert(gap_row, f"⋮ {hidden_rows} hidden")
+    widest = max(width_of(c.head) for c in columns)
+    widest = max(min(widest, max(number_width + 2, 12)), number_width + (2 if heat else 0))
+    label_room = min(max(8, width // 3), width - EDGE - GAP - widest)
+    title = [visible(prefix + b.title), f"[{len(b.rows)} x {len(b.cols)}]"]
+    out: list[RenderableType] = []
+    if label_room < 2:
+        out.extend(_listed(b, title, labels, columns, gap_row, width, colour, top, look))
+    else:
+        label_width = min(max(width_of(s) for s in labels), label_room)
+        labels = [cut(s, label_width, look.ellipsis) for s in labels]
+        heads = [cut(c.head, max(c.width, 12, number_width + 2), look.ellipsis) for c in columns]
+        widths = [max(width_of(h), c.width) for h, c in zip(heads, columns)]
+        chunks = runs(widths, width - label_width - EDGE, GAP)
+        for start, stop in chunks:
+            parts = title + ([_range(heads, places, start, stop, width)] if len(chunks) > 1 else [])
+            out.append(Text("\n".join(lines(parts, width)), style=f"bold {colour}"))
+            table = Table(box=look.box, header_style=colour, show_edge=True)
+            table.add_column("", style="bold", no_wrap=True)
+            for k in range(start, stop):
+                digits = widths[k] - (columns[k].width - width_of(columns[k].cells[0]))  # a head ends where digits do
+                table.add_column(Text(right(heads[k], digits)), justify="left", no_wrap=True)
+            for k, label in enumerate(labels):
+                if k == gap_row:
+                    table.add_row(Text(label), *[Text(right("⋮", widths[i])) for i in range(start, stop)])
+                    continue
+                r = k - (gap_row is not None and k > gap_row)
+                table.add_row(Text(label), *[_cell(columns[i], r, widths[i], colour, top, look.bars)
+                                             for i in range(start, stop)])
+            out.append(table)
+    if heat:
+        out.append(Text(LEGEND.format(top=look.bars[-1]), style="italic"))
+    out.extend(Text(hidden_line(count, what), style="italic")
+               for count, what in ((hidden_rows, "rows"), (hidden_cols, "columns")) if count)
     return out
 
 
-def _bar(weight: float) -> str:
-    return BARS[round(min(max(weight, 0.0), 1.0) * (len(BARS) - 1))]
+def _range(heads: list[str], places: list[str], start: int, stop: int, width: int) -> str:
+    """which columns a table of a split block holds: by their heads, or by their places when the heads are too long"""
+    real = [k for k in range(start, stop) if places[k] != "⋯"]  # a run that starts or ends at the gap marker
+    if not real:
+        return f"({heads[start]})"
+    named = f"(columns {heads[real[0]]} to {heads[real[-1]]})"
+    return named if width_of(named) <= width else f"(columns {places[real[0]]} to {places[real[-1]]})"
+
+
+def _column(head: str, texts: list[str], values: np.ndarray | None, number_width: int) -> _Column:
+    return _Column(head, [right(t, number_width) for t in texts], None if values is None else values.tolist())
+
+
+def _cell(column: _Column, r: int, column_width: int, colour: str, top: np.ndarray | None, bars: str) -> Text:
+    text = column.cells[r]
+    if column.values is None or top is None:
+        return Text(right(text, column_width), style=colour)
+    share = _share(column.values[r], float(top[r]))
+    bar = bars[round(share * (len(bars) - 1))]
+    return Text(right(f"{text} {bar}", column_width), style=_heat(share))
+
+
+def _share(weight: float, top: float) -> float:
+    """the weight against the largest in its row, from 0 to 1"""
+    return 0.0 if top <= 0 or not np.isfinite(weight) else min(max(weight / top, 0.0), 1.0)
+
+
+def _heat(share: float) -> Style:
+    """grey to blue as the weight grows, with white digits: reads the same on a dark screen and a white page"""
+    bg = Color.from_rgb(*(low + (high - low) * share for low, high in zip(LOW, HIGH)))
+    return Style(bgcolor=bg, color="white")
+
+
+def _listed(b: Block, title: list[str], labels: list[str], columns: list[_Column], gap_row: int | None, width: int,
+            colour: str, top: np.ndarray | None, look: Look) -> list[RenderableType]:
+    """the block one cell per line, for a width where not even one number fits beside its label"""
+    out: list[RenderableType] = [Text("\n".join(lines(title, width)), style=f"bold {colour}")]
+    named = all(width_of(f" {c.head}: {c.cells[0]}") <= width for c in columns)
+    for k, label in enumerate(labels):
+        out.append(Text(cut(label, width, look.ellipsis), style="bold"))
+        if k == gap_row:
+            continue
+        r = k - (gap_row is not None and k > gap_row)
+        out.extend(Text(f" {c.head}: {c.cells[r]}" if named else c.cells[r].strip(), style=colour, no_wrap=True,
+                        overflow="ignore") for c in columns)
+    return out
 
 
 def console(file, colour: bool, width: int, record: bool = False) -> Console:  # type: ignore[no-untyped-def]

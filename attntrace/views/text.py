@@ -26,3 +26,27 @@ def left(text: str, columns: int) -> str:
 def right(text: str, columns: int) -> str:
     """text padded on the left to fill columns on screen"""
     return " " * max(0, columns - width(text)) + text
+
+
+def cut(text: str, columns: int, ellipsis: str = "…") -> str:
+    """text that fits in columns on screen, its end replaced by an ellipsis when it is too long"""
+    if width(text) <= columns:
+        return text
+    room = columns - width(ellipsis)
+    kept = ""
+    for ch in text:
+        if width(kept + ch) > room:
+            break
+        kept += ch
+    return kept + ellipsis
+
+
+def lines(parts: list[str], columns: int, gap: str = "  ") -> list[str]:
+    """parts joined on one line while they fit in columns, otherwise broken between them (never inside one)"""
+    out: list[str] = []
+    for part in parts:
+        if out and width(out[-1] + gap + part) <= columns:
+            out[-1] += gap + part
+        else:
+            out.append(part)
+    return out
