@@ -19,7 +19,8 @@ def _json(r):
 
 def test_run_defaults_to_the_worked_example_in_plain_text_when_piped(attntrace):
     r = attntrace("run")
-    assert r.code == 0 and r.out.startswith("Step 1 · prepare inputs") and "\x1b" not in r.out
+    assert r.code == 0 and r.out.startswith("worked example\n##############\n\nStep 1 · prepare inputs")
+    assert "\x1b" not in r.out
     assert "1.9366  6.6831  1.5951" in r.out
     assert "check: softmax(Q K^T / s) V equals the row-by-row outputs" in r.out
 
@@ -34,7 +35,7 @@ def test_run_shows_all_eight_steps_for_every_input(attntrace):
 
 def test_step_shows_a_reminder_then_steps_4_to_7_only(attntrace):
     out = attntrace("step", "--input", "2").out
-    assert out.startswith("Step 3 · reminder: q2, K and V")
+    assert out.split("\n\n", 1)[1].startswith("Step 3 · reminder: q2, K and V")
     assert "Step 4 · attention scores for input 2" in out and "Step 7" in out
     assert "Step 8" not in out and "input 1 (" not in out and "Step 1" not in out
 
@@ -147,7 +148,7 @@ def test_mask_window_and_heads_override_the_file(attntrace):
     assert doc["heads"][0]["weights"][1] == [0.0, 1.0, 0.0]
     doc = _json(attntrace("run", SAMPLES / "causal.json", "--mask", "none", "-f", "json"))
     assert doc["config"]["mask"] == []
-    doc = _json(attntrace("run", "--x", SAMPLES / "worked_example_csv" / "x.csv", "--heads", "3", "-f", "json"))
+    doc = _json(attntrace("run", SAMPLES / "worked_example_csv", "--heads", "3", "-f", "json"))
     assert len(doc["heads"]) == 3
     r = attntrace("run", "--heads", "2")
     assert r.code == 1 and "heads = 2 does not divide d_k = 3" in r.err

@@ -95,7 +95,8 @@ def test_markdown_escapes_html_pipes_and_newlines(attntrace, evil, command):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in r.out and "pi\\|pe" in r.out and "a&amp;b" in r.out
     assert "\\\\x1b[31mred\\\\x1b[0m" in r.out and "new\\\\x0aline" in r.out and "b\\\\u202eidi" in r.out
     lines = r.out.split("\n")
-    assert all(line.startswith("## Step ") for line in lines if line.startswith("#"))
+    assert all(line.startswith("## Step ") for line in lines[1:] if line.startswith("#"))
+    assert lines[0].startswith("# ") and "\\x0a" in lines[0]  # the problem's name, as a title on one line
     assert sum(line.startswith("|---|") for line in lines) > 5
     header = 0
     for k, line in enumerate(lines):  # every row of a table has as many cells as its header

@@ -51,7 +51,7 @@ def test_explain_writes_the_worked_example_as_a_student_would(attntrace):
 
 
 def test_explain_shows_the_scaling_division(attntrace):
-    assert "score(1,2) / sqrt(3) = 4 / 1.7321 = 2.3094" in attntrace("explain", "--input", "1", "--scale").out
+    assert "score(1,2) / sqrt(3) = 4 / sqrt(3) = 2.3094" in attntrace("explain", "--input", "1", "--scale").out
 
 
 def test_long_dot_products_are_shortened(attntrace, tmp_path):

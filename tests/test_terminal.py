@@ -108,3 +108,26 @@ def test_output_is_utf8_whatever_the_locale_says(setting):
     out = subprocess.run(args, capture_output=True, env=env, cwd=ROOT, timeout=20)
     assert out.returncode == 0 and out.stderr == b""
     assert "Σ_j" in out.stdout.decode("utf-8") and "喜欢" in out.stdout.decode("utf-8")
+
+
+def test_an_80_column_terminal_shows_every_number_whole_beside_a_72_character_label():
+    """a 12-column matrix and a 72-character label in a real 80-column terminal: labels are cut, numbers never"""
+    import re
+
+    from attntrace.views.text import width
+
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    env["TERM"] = "xterm-256color"
+    child = pexpect.spawn(sys.executable, ["-m", "attntrace", "run", "samples/labels.json"], cwd=str(ROOT), env=env,
+                          encoding="utf-8", timeout=30, dimensions=(40, 80))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    screen = re.sub(r"\x1b\[[0-9;]*m", "", child.before).replace("\r\n", "\n")
+    assert "━" in screen  # the coloured tables, as a terminal gets them
+    assert all(width(line) <= 80 for line in screen.split("\n")), max(screen.split("\n"), key=width)
+    plain = subprocess.run([sys.executable, "-m", "attntrace", "run", "samples/labels.json", "--format", "plain"],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    number = re.compile(r"-?\d+\.\d{4}")
+    assert set(number.findall(plain)) <= set(number.findall(screen))
+    assert re.search(r"^  a token label long enough[^\n]*…  ", screen, re.M)  # a row's label, cut

@@ -159,7 +159,7 @@ def test_closed_stdout_or_stdin_fail_only_what_needs_them(tmp_path):
     out = tmp_path / "out.txt"
     ok = subprocess.run(f'"{sys.executable}" -m attntrace run -o "{out}" >&- <&-', shell=True, capture_output=True,
                         cwd=ROOT, timeout=30)
-    assert ok.returncode == 0 and out.read_text().startswith("Step 1")
+    assert ok.returncode == 0 and "Step 1 · prepare inputs" in out.read_text()
     closed = subprocess.run(f'"{sys.executable}" -m attntrace run >&-', shell=True, capture_output=True, cwd=ROOT,
                             timeout=30)
     assert closed.returncode == 1 and b"stdout is closed" in closed.stderr and b"Traceback" not in closed.stderr
@@ -192,7 +192,7 @@ def test_an_output_through_a_symlink_replaces_the_file_and_keeps_the_link(attntr
     real.write_text("old")
     link.symlink_to(real)
     assert attntrace("run", "-o", link).code == 0
-    assert link.is_symlink() and real.read_text().startswith("Step 1") and _leftovers(tmp_path) == []
+    assert link.is_symlink() and "Step 1 · prepare inputs" in real.read_text() and _leftovers(tmp_path) == []
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/fd/1"), reason="needs /proc")
@@ -203,7 +203,7 @@ def test_an_output_that_is_stdout_through_a_link_writes_through_it(tmp_path):
     with open(redirected, "w") as out:
         subprocess.run([sys.executable, "-m", "attntrace", "run", "-o", str(link)], stdout=out, cwd=ROOT, timeout=30,
                        check=True)
-    assert link.is_symlink() and redirected.read_text().startswith("Step 1")
+    assert link.is_symlink() and "Step 1 · prepare inputs" in redirected.read_text()
 
 
 def test_check_never_writes_over_the_problem_beside_a_sheet(attntrace, tmp_path):

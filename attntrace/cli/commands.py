@@ -23,6 +23,7 @@ from attntrace.render.document import Document
 
 SETTINGS: dict[str, Any] = dict(
     add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True, rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="Trace transformer self-attention step by step, on real numbers.",
 )
 OPTIONS = {"query": "--input", "layer": "--layer", "head": "--head"}  # the option that sets each library number
@@ -35,7 +36,7 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
     env = env or Environment()
     argv = list(sys.argv[1:] if args is None else args)
     try:
-        chosen = build(argv[:1]) if argv[:1] and argv[0] in EPILOGS else app  # building one command is 15x quicker
+        chosen = build(argv[:1]) if argv[:1] and argv[0] in COMMANDS else app  # building one command is 15x quicker
         code = typer.main.get_command(chosen).main(argv, prog_name="attntrace", standalone_mode=False, obj=env)
         return int(code or 0)
     except OutOfRange as e:
@@ -151,6 +152,11 @@ class Colour(str, Enum):
     never = "never"
 
 
+class Theme(str, Enum):
+    dark = "dark"
+    light = "light"
+
+
 def _positive(value: Optional[float]) -> Optional[float]:
     if value is not None and not value > 0:
         raise typer.BadParameter(f"{value} must be a positive number")
@@ -171,8 +177,9 @@ def _main(
 
 
 FileArg = Annotated[Optional[str], typer.Argument(
-    help="Problem: a .json file, a directory of CSV files, an .npz, or - for JSON on stdin. "
-         "Without it, the built-in worked example.", show_default=False)]
+    help="Problem: a .json file (or the JSON of a trace, --format json), a directory of CSV files, an .npz, or - for "
+         "JSON on stdin. Without it: the matrices given with --x, else the built-in worked example.",
+    show_default=False)]
 FormatOpt = Annotated[Optional[RunFormat], typer.Option(
     "--format", "-f", help="table in a terminal, plain otherwise.", show_default=False)]
 PrecisionOpt = Annotated[int, typer.Option("--precision", "-p", min=0, max=17, help="Decimals shown.")]
@@ -184,62 +191,90 @@ ScaleOpt = Annotated[Optional[bool], typer.Option(
 ScaleByOpt = Annotated[Optional[float], typer.Option(
     "--scale-by", callback=lambda v: _positive(v), help="Divide the scores by this number.", show_default=False)]
 MaskOpt = Annotated[Optional[list[str]], typer.Option(
-    "--mask", help="causal, window, padding or none; repeat or use commas.", show_default=False)]
+    "--mask", help="causal, window (with --window), padding (with --padding) or none; repeat or use commas.",
+    show_default=False)]
 WindowOpt = Annotated[Optional[int], typer.Option("--window", min=0, help="Window mask: |i - j| <= W.",
                                                   show_default=False)]
 HeadsOpt = Annotated[Optional[int], typer.Option("--heads", min=1, help="Number of heads.", show_default=False)]
+PaddingOpt = Annotated[Optional[str], typer.Option(
+    "--padding", help="Padding mask: the keys never attended, by number from 1: 3 or 3,4.", show_default=False)]
 OutputOpt = Annotated[Optional[Path], typer.Option(
     "--output", "-o", dir_okay=False, help="Write to this file (UTF-8, LF) instead of stdout.", show_default=False)]
 ColourOpt = Annotated[Colour, typer.Option("--color", help="Colour: auto (terminal without NO_COLOR), always, never.")]
-XOpt = Annotated[Optional[str], typer.Option("--x", help="X from a .csv, .npy or .json file.", show_default=False)]
-WqOpt = Annotated[Optional[str], typer.Option("--w-q", help="W_Q from a file.", show_default=False)]
-WkOpt = Annotated[Optional[str], typer.Option("--w-k", help="W_K from a file.", show_default=False)]
-WvOpt = Annotated[Optional[str], typer.Option("--w-v", help="W_V from a file.", show_default=False)]
+XOpt = Annotated[Optional[str], typer.Option(
+    "--x", help="X from a .csv, .npy or .json file. Without FILE, the problem is the matrices given (a missing weight "
+                "is the identity; scale true, no mask, one head).", show_default=False)]
+WqOpt = Annotated[Optional[str], typer.Option(
+    "--w-q", help="W_Q from a file. Without FILE and --x, it replaces the built-in example's (whose other settings "
+                  "stay).", show_default=False)]
+WkOpt = Annotated[Optional[str], typer.Option("--w-k", help="W_K from a file, as --w-q.", show_default=False)]
+WvOpt = Annotated[Optional[str], typer.Option("--w-v", help="W_V from a file, as --w-q.", show_default=False)]
 SvgOpt = Annotated[Optional[Path], typer.Option(
     "--export-svg", dir_okay=False, help="Also write the coloured tables as an SVG picture.", show_default=False)]
 HtmlOpt = Annotated[Optional[Path], typer.Option(
     "--export-html", dir_okay=False, help="Also write the coloured tables as an HTML page.", show_default=False)]
+ThemeOpt = Annotated[Theme, typer.Option("--theme", help="The exports' background: dark as a terminal, light for "
+                                                         "handouts and paper.")]
+AsciiOpt = Annotated[bool, typer.Option("--ascii", help="Draw tables with ASCII lines and bars, for terminals that "
+                                                        "draw box lines two columns wide.")]
 # the sizes of a problem to draw (new, assign)
 TokensOpt = Annotated[int, typer.Option("--tokens", "-n", min=1, help="Number of inputs n.")]
 DModelOpt = Annotated[int, typer.Option("--d-model", min=1, help="Size of each input.")]
-DkOpt = Annotated[int, typer.Option("--d-k", min=1, help="Size of queries and keys (all heads).")]
-DvOpt = Annotated[int, typer.Option("--d-v", min=1, help="Size of values (all heads).")]
+DkOpt = Annotated[Optional[int], typer.Option("--d-k", min=1, show_default=False, help=(
+    "Size of queries and keys, every head's columns together. Default: 3 per head."))]
+DvOpt = Annotated[Optional[int], typer.Option("--d-v", min=1, show_default=False, help=(
+    "Size of values, every head's columns together. Default: 3 per head."))]
 SizeHeadsOpt = Annotated[int, typer.Option("--heads", min=1, help="Number of heads; must divide d_k and d_v.")]
-InitOpt = Annotated[str, typer.Option("--init", help="integers (by hand), normal, xavier or kaiming.")]
+InitOpt = Annotated[str, typer.Option("--init", click_type=click.Choice(["integers", "normal", "xavier", "kaiming"]),
+                                      help="integers (small whole numbers to work by hand; not scaled), normal "
+                                           "(N(0, 1/d_model)), xavier or kaiming (as networks start them): the last "
+                                           "three give scaled scores of order 1.")]
 InputOpt = Annotated[int, typer.Option("--input", "-i", help="The input to trace, from 1.", show_default=False)]
 
 
 def _problem(file: Optional[str], env: Environment, *, x: Optional[str] = None, w_q: Optional[str] = None,
              w_k: Optional[str] = None, w_v: Optional[str] = None, **settings: Any):  # type: ignore[no-untyped-def]
     """the problem in file (None: the built-in example) with the command line's matrices and settings in place"""
-    from attntrace.files.problemfile import read
+    from attntrace.files.problemfile import origin, read
     from attntrace.model.problem import override, problem_error
 
-    problem, notes = read(file, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v})
+    matrices = {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}
+    problem, notes = read(file, matrices)
     for note in notes:
         env.message(f"note: {note}")
     try:
         return override(problem, **_settings(**settings))
     except AttntraceError as e:
-        raise problem_error("stdin" if file == "-" else file or "the built-in example", e) from None
+        raise problem_error(origin(file, matrices), e) from None
 
 
 def _settings(scale: Optional[bool] = None, scale_by: Optional[float] = None, mask: Optional[list[str]] = None,
-              window: Optional[int] = None, heads: Optional[int] = None) -> dict[str, Any]:
+              window: Optional[int] = None, heads: Optional[int] = None, padding: Optional[str] = None) -> dict[str, Any]:
     """the command line's overrides of a problem's settings (None keeps the file's)"""
     masks = None if mask is None else tuple(m.strip() for item in mask for m in item.split(",") if m.strip())
-    return {"scale": scale_by if scale_by is not None else scale, "mask": masks, "window": window, "heads": heads}
+    return {"scale": scale_by if scale_by is not None else scale, "mask": masks, "window": window, "heads": heads,
+            "padding": None if padding is None else _keys(padding)}
+
+
+def _keys(text: str) -> tuple[int, ...]:
+    """--padding's key numbers, "3,4" """
+    try:
+        return tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise typer.BadParameter(f'"{text}" is not key numbers such as 3 or 3,4', param_hint="--padding") from None
 
 
 def _options(fmt: Optional[Enum], precision: int, pause: bool = False, output: Optional[Path] = None,
-             colour: Colour = Colour.auto, export_svg: Optional[Path] = None,
-             export_html: Optional[Path] = None) -> OutputOptions:
+             colour: Colour = Colour.auto, export_svg: Optional[Path] = None, export_html: Optional[Path] = None,
+             theme: Theme = Theme.dark, ascii_: bool = False) -> OutputOptions:
     return OutputOptions(None if fmt is None else str(fmt.value), precision, pause, output, colour.value, export_svg,
-                         export_html)
+                         export_html, theme.value, ascii_)
 
 
-def _traced(file: Optional[str], problem: Any, **how: Any) -> Any:
-    """the trace, or its error said about the file (an input out of range is the option's, said by main)"""
+def _traced(file: Optional[str], problem: Any, matrices: Optional[dict[str, Optional[str]]] = None, **how: Any) -> Any:
+    """the trace, or its error said about the file or the matrices given (an input out of range is the option's, said
+    by main)"""
+    from attntrace.files.problemfile import origin
     from attntrace.model.engine import trace
     from attntrace.model.problem import problem_error
 
@@ -248,7 +283,7 @@ def _traced(file: Optional[str], problem: Any, **how: Any) -> Any:
     except OutOfRange:
         raise
     except AttntraceError as e:
-        raise problem_error("stdin" if file == "-" else file or "the built-in example", e) from None
+        raise problem_error(origin(file, matrices), e) from None
 
 
 def _show_trace(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
@@ -258,31 +293,34 @@ def _show_trace(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> No
     for warning in t.warnings:
         env.message(f"warning: {warning}")
     json_form = trace_to_dict(t) if opts.resolved_format(env) == "json" else None
-    show(env, Document(steps, json_form), opts)
+    show(env, Document(steps, json_form, title=t.problem.name), opts)
 
 
 def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False,
         pause: PauseOpt = False, scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None,
-        window: WindowOpt = None, heads: HeadsOpt = None, output: OutputOpt = None, colour: ColourOpt = Colour.auto,
-        x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None, export_svg: SvgOpt = None,
-        export_html: HtmlOpt = None) -> None:
+        window: WindowOpt = None, heads: HeadsOpt = None, padding: PaddingOpt = None, output: OutputOpt = None,
+        colour: ColourOpt = Colour.auto, x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None,
+        export_svg: SvgOpt = None, export_html: HtmlOpt = None, theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False) -> None:
     """The eight steps for every input."""
     from attntrace.views.steps import run_steps, walk_rows
 
     distinct([output, export_svg, export_html], [file, x, w_q, w_k, w_v])
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
-                       window=window, heads=heads)
-    t = _traced(file, problem, show=walk_rows(len(problem.x)), decimals=precision if carry_rounding else None)
-    _show_trace(env, t, run_steps(t), _options(fmt, precision, pause, output, colour, export_svg, export_html))
+                       window=window, heads=heads, padding=padding)
+    t = _traced(file, problem, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}, show=walk_rows(len(problem.x)),
+                decimals=precision if carry_rounding else None)
+    _show_trace(env, t, run_steps(t),
+                _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_))
 
 
 def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  # type: ignore[assignment]
          precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
          scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
-         heads: HeadsOpt = None, output: OutputOpt = None, colour: ColourOpt = Colour.auto, x: XOpt = None,
+         heads: HeadsOpt = None, padding: PaddingOpt = None, output: OutputOpt = None,
+         colour: ColourOpt = Colour.auto, x: XOpt = None,
          w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None, export_svg: SvgOpt = None,
-         export_html: HtmlOpt = None,
+         export_html: HtmlOpt = None, theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False,
          explain: Annotated[bool, typer.Option("--explain", help="Write out every cell's arithmetic.")] = False) -> None:
     """Steps 4 to 7 for one input, after a reminder of q, K and V."""
     from attntrace.views.explain import explain_steps
@@ -291,22 +329,26 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
     distinct([output, export_svg, export_html], [file, x, w_q, w_k, w_v])
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
-                       window=window, heads=heads)
-    t = _traced(file, problem, query=input_, decimals=precision if carry_rounding else None)
+                       window=window, heads=heads, padding=padding)
+    t = _traced(file, problem, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}, query=input_,
+                decimals=precision if carry_rounding else None)
     steps = explain_steps(t, precision) if explain else step_steps(t)
-    _show_trace(env, t, steps, _options(fmt, precision, pause, output, colour, export_svg, export_html))
+    _show_trace(env, t, steps, _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_))
 
 
 def explain(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  # type: ignore[assignment]
             precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
             scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
-            heads: HeadsOpt = None, output: OutputOpt = None, colour: ColourOpt = Colour.auto, x: XOpt = None,
+            heads: HeadsOpt = None, padding: PaddingOpt = None, output: OutputOpt = None,
+         colour: ColourOpt = Colour.auto, x: XOpt = None,
             w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None, export_svg: SvgOpt = None,
-            export_html: HtmlOpt = None) -> None:
+            export_html: HtmlOpt = None, theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False) -> None:
     """Every cell's arithmetic for one input, as a student writes it (same as step --explain)."""
     step(file=file, input_=input_, fmt=fmt, precision=precision, carry_rounding=carry_rounding, pause=pause,
-         scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads, output=output, colour=colour, x=x,
-         w_q=w_q, w_k=w_k, w_v=w_v, export_svg=export_svg, export_html=export_html, explain=True)
+         scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads, padding=padding, output=output,
+         colour=colour, x=x,
+         w_q=w_q, w_k=w_k, w_v=w_v, export_svg=export_svg, export_html=export_html, theme=theme, ascii_=ascii_,
+         explain=True)
 
 
 def experiment(
@@ -316,6 +358,7 @@ def experiment(
                                                        show_default=False)] = None,
     precision: PrecisionOpt = 4, output: OutputOpt = None,
     colour: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
+    theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False,
 ) -> None:
     """Run one of the seed articles' experiments on a problem."""
     from attntrace.model import experiments
@@ -326,18 +369,26 @@ def experiment(
     distinct([output, export_svg, export_html], [file])
     env = _env()
     problem = _problem(file, env)
-    show(env, Document(experiment_steps(experiments.run(name, problem))),
-         _options(fmt, precision, output=output, colour=colour, export_svg=export_svg, export_html=export_html))
+    show(env, Document(experiment_steps(experiments.run(name, problem)), title=problem.name),
+         _options(fmt, precision, output=output, colour=colour, export_svg=export_svg, export_html=export_html,
+                  theme=theme, ascii_=ascii_))
 
 
-def validate(file: Annotated[str, typer.Argument(help="Problem file, CSV directory, .npz, or - for stdin.")],
+def validate(file: Annotated[Optional[str], typer.Argument(
+                 help="Problem: a .json file (or a trace from --format json), a directory of CSV files, an .npz, or - "
+                      "for JSON on stdin. Without it, the matrices given with --x (and --w-q, --w-k, --w-v).",
+                 show_default=False)] = None,
              x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None) -> None:
     """Check a problem and print its shapes, without computing anything."""
+    from attntrace.files.problemfile import origin
     from attntrace.views.describe import describe
 
+    matrices = {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}
+    if file is None and not any(matrices.values()):
+        raise click.UsageError("missing FILE: give a problem file (- for stdin), or its matrices with --x")
     env = _env()
-    problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v)
-    env.write(describe(problem, "stdin" if file == "-" else file))
+    problem = _problem(file, env, **matrices)
+    env.write(describe(problem, origin(file, matrices)))
 
 
 def schema() -> None:
@@ -349,7 +400,9 @@ def schema() -> None:
 
 
 def new(
-    tokens: TokensOpt = 3, d_model: DModelOpt = 4, d_k: DkOpt = 3, d_v: DvOpt = 3, heads: SizeHeadsOpt = 1,
+    tokens: TokensOpt = 3, d_model: DModelOpt = 4,
+    d_k: DkOpt = None, d_v: DvOpt = None,
+    heads: SizeHeadsOpt = 1,
     init: InitOpt = "integers",
     seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Random seed, for the same problem again.")] = None,
     labels: Annotated[Optional[str], typer.Option("--labels", help='Token labels, comma-separated: "I,love,cats".')] = None,
@@ -357,7 +410,7 @@ def new(
 ) -> None:
     """Write a ready-to-edit problem with random weights."""
     from attntrace.model.contract import problem_to_dict
-    from attntrace.model.generate import random_problem
+    from attntrace.model.generate import notes, random_problem
 
     names = None if labels is None else tuple(t.strip() for t in labels.split(","))
     if names is not None and len(names) != tokens:
@@ -367,7 +420,10 @@ def new(
                                  tokens=names)
     except AttntraceError as e:
         raise AttntraceError(f"new: {e}", exit_code=2) from None  # every size comes from an option
-    show(_env(), Document(data=problem_to_dict(problem)), OutputOptions(format="json", output=output))
+    env = _env()
+    show(env, Document(data=problem_to_dict(problem)), OutputOptions(format="json", output=output))
+    for note in notes(problem, init):
+        env.message(f"note: {note}")
 
 
 def _finite_positive(value: Optional[float]) -> Optional[float]:
@@ -405,7 +461,7 @@ def check(
     gradebook: Annotated[Optional[Path], typer.Option("--gradebook", dir_okay=False, show_default=False,
                                                       help="Also write a CSV with one row per sheet.")] = None,
     scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
-    heads: HeadsOpt = None,
+    heads: HeadsOpt = None, padding: PaddingOpt = None,
 ) -> None:
     """Mark answer sheets step by step at the students' precision and name the first mistake.
 
@@ -432,7 +488,7 @@ def check(
                                  "(use --gradebook for a class)", param_hint="--gradescope")
     distinct([gradescope, gradebook], [*sheet_paths, problem_path, *(classroom.beside(s) for s in sheet_paths)])
     marked = classroom.mark(sheet_paths, problem_path, lambda source: _problem(
-        source, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads), rule,
+        source, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads, padding=padding), rule,
         keep_going=len(sheet_paths) > 1)
     files: dict[Path, str] = {}
     if gradescope is not None and marked.reports:
@@ -487,14 +543,15 @@ def worksheet(
                                              "blank to fill in, or the key with --key).")] = SheetFormat.markdown,
     output: OutputOpt = None,
     scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
-    heads: HeadsOpt = None,
+    heads: HeadsOpt = None, padding: PaddingOpt = None,
 ) -> None:
     """An exercise: the problem, then a blank table for each step (with --key, the answers)."""
     from attntrace.homework.worksheet import document
 
     distinct([output], [file])
     env = _env()
-    problem = _problem(file, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads)
+    problem = _problem(file, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads,
+                       padding=padding)
     t = _traced(file, problem, query=input_, decimals=precision)
     show(env, document(t, precision, key), OutputOptions(format=fmt.value, precision=precision, output=output),
          blank_from=None if key else 3)
@@ -507,7 +564,7 @@ def assign(
                                          help="The class folder: one folder per student is written in it.")],
     seed: Annotated[int, typer.Option("--seed", show_default=False,
                                       help="The class seed: the same roster and seed give the same problems.")],
-    tokens: TokensOpt = 3, d_model: DModelOpt = 4, d_k: DkOpt = 3, d_v: DvOpt = 3, heads: SizeHeadsOpt = 1,
+    tokens: TokensOpt = 3, d_model: DModelOpt = 4, d_k: DkOpt = None, d_v: DvOpt = None, heads: SizeHeadsOpt = 1,
     init: InitOpt = "integers",
     mask: MaskOpt = None, window: WindowOpt = None,
     scale: Annotated[Optional[bool], typer.Option(
@@ -550,9 +607,13 @@ def bert(
     who: Annotated[bool, typer.Option("--who", help="Only the compact view: each token's top 3 tokens.")] = False,
     all_heads: Annotated[bool, typer.Option("--all-heads", help="Summarise who attends to whom over every head "
                                                                 "of the layer.")] = False,
+    no_special: Annotated[bool, typer.Option("--no-special", help="Leave [CLS] and [SEP] out of the who-attends-to-whom "
+                                                                  "lists; the weights stay the model's own (each line "
+                                                                  "ends with its weight on them).")] = False,
     fmt: FormatOpt = None, precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
     scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
     output: OutputOpt = None, colour: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
+    theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False,
 ) -> None:
     """Trace one head of a real BERT-family model on a sentence (numpy only; no torch, no network)."""
     from attntrace.model.contract import problem_to_dict
@@ -561,12 +622,22 @@ def bert(
     from attntrace.models.bert.session import entering, model_name
     from attntrace.views.steps import layer_summary_steps, run_steps, step_steps, walk_rows, who_steps
 
+    if no_special and not all_heads and extract is not None:
+        raise AttntraceError("--no-special is for the who-attends-to-whom lists, which --extract does not write; "
+                             "drop one of them", exit_code=2)
+    if no_special and not all_heads and input_ is not None and not who:
+        raise AttntraceError("--no-special is for the who-attends-to-whom lists, which --input shows only with --who; "
+                             "add --who", exit_code=2)
     distinct([extract, output, export_svg, export_html], [model])
     env = _env()
     with env.progress(f"loading {model_name(model)} and running it up to layer {layer}…"):
         sentence_at = entering(sentence, layer, head, model)
+    special = sentence_at.encoding.special
+    leave_out = tuple(i for i, flag in enumerate(special) if flag) if no_special else ()
+    if len(leave_out) == len(special):
+        raise AttntraceError("--no-special would leave out every token: the sentence has none besides [CLS] and [SEP]")
     settings = _settings(scale=scale, scale_by=scale_by, mask=mask, window=window)
-    opts = _options(fmt, precision, pause, output, colour, export_svg, export_html)
+    opts = _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_)
     decimals = precision if carry_rounding else None
     try:
         problem = override(sentence_at.problem(None if all_heads else head), **settings)
@@ -574,7 +645,8 @@ def bert(
         raise problem_error("bert", e) from None
     if all_heads:
         t = trace(problem, show=())
-        show(env, Document(layer_summary_steps(t, f"Who attends to whom · {problem.name} · every head")), opts)
+        summary = layer_summary_steps(t, f"Who attends to whom · {problem.name} · every head", leave_out=leave_out)
+        _show_trace(env, t, summary, opts)
         return
     if extract is not None:
         show(env, Document(data=problem_to_dict(problem)), OutputOptions(format="json", output=extract))
@@ -584,27 +656,45 @@ def bert(
     heading = f"Who attends to whom · {problem.name}"
     if input_ is not None:
         t = trace(problem, query=input_, decimals=decimals)
-        steps = who_steps(t, heading) if who else step_steps(t)
+        steps = who_steps(t, heading, leave_out=leave_out) if who else step_steps(t)
     else:
         t = trace(problem, show=[] if who else walk_rows(len(problem.x)), decimals=decimals)
-        steps = who_steps(t, heading) if who else [*run_steps(t), *who_steps(t, heading)]
+        listed = who_steps(t, heading, leave_out=leave_out)
+        steps = listed if who else [*run_steps(t), *listed]
     _show_trace(env, t, steps, opts)
 
 
 # every command, with the example its help ends with
-EPILOGS: dict[str, str] = {
-    'run': "Example: attntrace run samples/causal.json --precision 2 > answers.txt",
-    'step': "Example: attntrace step samples/scaled.json --input 2",
-    'explain': "Example: attntrace explain --input 1",
-    'experiment': "Example: attntrace experiment symmetric samples/scaled.json",
-    'validate': "Example: attntrace validate samples/two_heads.json",
-    'schema': "Example: attntrace schema > attntrace.schema.json",
-    'new': "Example: attntrace new --tokens 3 --d-model 4 --d-k 3 --d-v 3 --seed 1 -o homework.json",
-    'check': "Examples: attntrace check answers.json samples/scaled.json --gradescope results.json\n\n"
-             "attntrace check class/ --problem problem.json --gradebook grades.csv",
-    'worksheet': "Example: attntrace worksheet samples/scaled.json --input 2 --precision 2 --key",
-    'assign': "Example: attntrace assign roster.txt --seed 7 --heads 2 --mask causal -o class",
-    'bert': 'Example: attntrace bert "The animal didn\'t cross the street because it was too tired" --layer 5 --head 3 --who',
+FILE = ("FILE is a problem: a .json file (or a trace written by --format json), a directory of CSV files (x.csv, "
+        "w_q.csv, ...), an .npz, or - for JSON on stdin. Without it, the built-in worked example of the seed article.")
+FILE_OR_X = FILE.replace("Without it,", "Without it, the matrices given with --x, else")
+EXPERIMENTS = ("NAME is one of: symmetric (W_K used for queries too: every score matrix is symmetric), permute "
+               "(reordered inputs give the same outputs, reordered: no position information), similarity (cosine "
+               "similarity of the tokens' Q, K, V and outputs), temperature (softmax with and without the sqrt(d_k) "
+               "scaling).")
+
+# each command: its line in `attntrace --help`, and what its own --help ends with
+COMMANDS: dict[str, tuple[str, str]] = {
+    'run': ("The eight steps for every input.",
+            f"{FILE_OR_X}\n\nExample: attntrace run samples/causal.json --precision 2 > answers.txt"),
+    'step': ("Steps 4 to 7 for one input.", f"{FILE_OR_X}\n\nExample: attntrace step samples/scaled.json --input 2"),
+    'explain': ("Every cell's arithmetic for one input.", f"{FILE_OR_X}\n\nExample: attntrace explain --input 1"),
+    'experiment': ("Run one of the seed articles' experiments.",
+                   f"{EXPERIMENTS}\n\n{FILE}\n\nExample: attntrace experiment symmetric samples/scaled.json"),
+    'validate': ("Check a problem and print its shapes.", "Example: attntrace validate samples/two_heads.json"),
+    'schema': ("Print the JSON Schema of a problem file.", "Example: attntrace schema > attntrace.schema.json"),
+    'new': ("Write a problem with random weights.",
+            "Example: attntrace new --tokens 3 --d-model 4 --d-k 4 --d-v 4 --seed 1 -o homework.json"),
+    'check': ("Mark answer sheets, step by step.",
+              "Examples: attntrace check answers.json samples/scaled.json --gradescope results.json\n\n"
+              "attntrace check class/ --problem problem.json --gradebook grades.csv"),
+    'worksheet': ("An exercise with a blank table for each step.",
+                  f"{FILE}\n\nExample: attntrace worksheet samples/scaled.json --input 2 --precision 2 --key"),
+    'assign': ("A different problem, worksheet and key per student.",
+               "Example: attntrace assign roster.txt --seed 7 --heads 2 --mask causal -o class"),
+    'bert': ("Trace one head of a real BERT model.",
+             'Example: attntrace bert "The animal didn\'t cross the street because it was too tired" --layer 5 '
+             '--head 3 --who'),
 }
 
 
@@ -613,9 +703,9 @@ def build(names: Sequence[str] | None = None) -> typer.Typer:
     commands = globals()
     built = typer.Typer(**SETTINGS)
     built.callback()(_main)
-    for name, epilog in EPILOGS.items():
+    for name, (short, epilog) in COMMANDS.items():
         if names is None or name in names:
-            built.command(name=name, epilog=epilog)(commands[name])
+            built.command(name=name, short_help=short, epilog=epilog)(commands[name])
     return built
 
 

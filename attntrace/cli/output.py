@@ -22,6 +22,8 @@ class OutputOptions:
     colour: str = "auto"  # --color: auto, always, never
     export_svg: Path | None = None
     export_html: Path | None = None
+    theme: str = "dark"  # the exports' background: dark as a terminal, or light for handouts
+    ascii: bool = False  # tables in ASCII lines and bars
 
     def resolved_format(self, env: Environment) -> str:
         if self.format is not None:
@@ -34,8 +36,8 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     fmt = opts.resolved_format(env)
     to_file = opts.output is not None
     width = env.width if env.stdout_isatty and not to_file else 100
-    pages = render(document, fmt, Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from))
-    files = exports(document.steps, opts.precision, opts.export_svg, opts.export_html)
+    pages = render(document, fmt, Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from, opts.ascii))
+    files = exports(document.steps, opts.precision, opts.export_svg, opts.export_html, document.title, opts.theme)
     if opts.output is not None:
         files[opts.output] = "".join(pages)
     write_files(files)  # every file or none, before anything reaches stdout

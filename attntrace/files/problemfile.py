@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,7 +15,7 @@ from attntrace.files import csvfile, jsonfile, values
 from attntrace.files.npyfile import load_npy, load_npz
 from attntrace.files.text import read_text, status
 from attntrace.model import masks
-from attntrace.model.problem import Problem, example, problem_error
+from attntrace.model.problem import MAX_NAME, Problem, example, problem_error
 
 MATRIX_KEYS = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIAS_KEYS = ("b_q", "b_k", "b_v", "b_o")
@@ -28,33 +30,93 @@ def load(path: str | None, matrices: dict[str, str | None] | None = None) -> Pro
 
 
 def read(path: str | None, matrices: dict[str, str | None] | None = None) -> tuple[Problem, tuple[str, ...]]:
-    """the problem in path and what reading it is worth a note (a CSV header row read as a header)"""
+    """the problem in path and what reading it is worth a note (a CSV header row read as a header).
+
+    Without path, x given among the matrices makes a problem of the given matrices alone, as a file holding just
+    them would be (a missing weight is the identity, scale true, no mask, one head); weights alone replace the
+    built-in example's.
+    """
     paths = {k: v for k, v in (matrices or {}).items() if v is not None}
+    where = origin(path, paths)
+    if path is None and "x" in paths:
+        data, read_notes = _read_matrices(paths)
+        data["name"] = _named(paths)
+        return from_dict(data, where), read_notes
     notes: tuple[str, ...] = ()
     if path is None:
         problem = example()
-        origin = "the built-in example"
+        if paths:
+            problem = replace(problem, name=_named(paths, problem.name))
+            kept = ", ".join(k for k in ("x", "w_q", "w_k", "w_v") if k not in paths)
+            notes = (f"without FILE, {kept} and the settings ({_settings_text(problem)}) are the built-in example's; "
+                     "give --x too for a problem of your matrices alone",)
     else:
-        origin = "stdin" if path == "-" else path
         p = Path(path)
         kind = "stdin" if path == "-" else status(p)
         if kind == "missing":
             raise AttntraceError(f"{path}: no such file or directory")
         data, notes = _read(path, p, kind)
-        problem = from_dict(data, origin)
+        problem = from_dict(data, where)
     if paths:
-        problem, more = _with_matrices(problem, paths, origin)
+        problem, more = _with_matrices(problem, paths, where)
         notes += more
     return problem, notes
 
 
+def origin(path: str | None, matrices: Mapping[str, str | None] | None = None) -> str:
+    """how errors name a problem: its file, stdin, the matrices given without a file, or the built-in example"""
+    paths = {k: v for k, v in (matrices or {}).items() if v is not None}
+    if path is not None:
+        return "stdin" if path == "-" else path
+    given = " ".join(f"--{key.replace('_', '-')} {value}" for key, value in paths.items())
+    if "x" in paths:
+        return given
+    return f"the built-in example with {given}" if given else "the built-in example"
+
+
 def from_dict(data: Any, origin: str) -> Problem:
-    """a problem from parsed JSON (or values as the library takes them); every error names origin and the key"""
+    """a problem from parsed JSON (or values as the library takes them); every error names origin and the key.
+
+    A trace's JSON (--format json) is read as the problem it holds.
+    """
     data = _parse_dict(data, origin)
+    if "format" in data and "x" not in data:
+        data, origin = _held_problem(data, origin), f'{origin}: "problem"'
     try:
         return _problem(data)
     except AttntraceError as e:
         raise problem_error(origin, e) from None
+
+
+def _held_problem(trace: dict[str, Any], origin: str) -> dict[str, Any]:
+    """the problem a trace's JSON holds; the rest of it is what tracing that problem gives"""
+    from attntrace.model.contract import FORMAT
+
+    version = trace["format"]
+    if isinstance(version, bool) or version != FORMAT:
+        raise AttntraceError(f"{origin}: format = {_show(version)} is not a trace format this attntrace reads "
+                             f"({FORMAT}); give the trace of this version's --format json, or the problem file")
+    problem = trace.get("problem")
+    if not isinstance(problem, dict):
+        raise AttntraceError(f'{origin}: a trace (it has "format") holds its problem under "problem"; this one has '
+                             f"{'none' if problem is None else _show(problem)}")
+    return problem
+
+
+def _named(matrices: dict[str, str], base: str | None = None) -> str:
+    """a title saying where the matrices came from: "x from x.csv, w_q from wq.csv", after the example's name"""
+    given = ", ".join(f"{key} from {_file_name(path)}" for key, path in matrices.items())
+    name = f"{base}, {given}" if base else given
+    return name if len(name) <= MAX_NAME else name[:MAX_NAME - 1] + "…"
+
+
+def _file_name(path: str) -> str:
+    """a file's name as text: bytes that are not UTF-8 are shown as �"""
+    return os.fsencode(Path(path).name).decode("utf-8", errors="replace")
+
+
+def _settings_text(problem: Problem) -> str:
+    return "scale true" if problem.scale is True else "scale false" if problem.scale is False else f"scale {problem.scale:g}"
 
 
 def _read(path: str, p: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
@@ -107,12 +169,17 @@ def _read_matrix(path: str, key: str) -> tuple[np.ndarray, tuple[str, ...]]:
     raise AttntraceError(f"{path}: unknown kind of file for {key}; use .csv, .npy or .json")
 
 
-def _with_matrices(problem: Problem, matrices: dict[str, str], origin: str) -> tuple[Problem, tuple[str, ...]]:
+def _read_matrices(matrices: dict[str, str]) -> tuple[dict[str, Any], tuple[str, ...]]:
     loaded: dict[str, Any] = {}
     notes: tuple[str, ...] = ()
     for key, path in matrices.items():
         loaded[key], more = _read_matrix(path, key)
         notes += more
+    return loaded, notes
+
+
+def _with_matrices(problem: Problem, matrices: dict[str, str], origin: str) -> tuple[Problem, tuple[str, ...]]:
+    loaded, notes = _read_matrices(matrices)
     try:
         return replace(problem, **loaded), notes
     except AttntraceError as e:

@@ -157,8 +157,8 @@ class Design:
 
     tokens: int = 3
     d_model: int = 4
-    d_k: int = 3
-    d_v: int = 3
+    d_k: int | None = None  # None: 3 per head, as new
+    d_v: int | None = None
     heads: int = 1
     init: str = "integers"
     mask: tuple[str, ...] = ()
@@ -171,6 +171,8 @@ def _check_design(design: Design) -> None:
     """sizes and precision that random_problem and the worksheet would otherwise take without a word"""
     for name in ("tokens", "d_model", "d_k", "d_v", "heads"):
         value = getattr(design, name)
+        if value is None and name in ("d_k", "d_v"):
+            continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise AttntraceError(f"assign: {name} = {value!r} must be a whole number of at least 1")
     p = design.precision

@@ -14,6 +14,7 @@ from attntrace.model.engine import trace
 from attntrace.model.maths import round_half_up
 from attntrace.model.problem import Problem, dims
 from attntrace.model.trace import Trace
+from attntrace.views.text import plural
 
 EXACT_FROM = 9  # a cell written with this many decimals or more is exact work, judged to within 1e-9
 RIGHT, WRONG, CONSEQUENCE, NOT_ANSWERED = "right", "wrong", "consequence", "not answered"
@@ -309,7 +310,7 @@ class Work:
         item.given = int((written & ~masked_cell).sum())
         item.asked = int((~masked_cell).sum())
         if not np.isfinite(g).any():
-            item.note = f"none of its {item.asked} cells written"
+            item.note = f"none of its {plural(item.asked, 'cell')} written"
             return item
         places = self.places[key]
         right = self.right(g, expected, key, places) | (masked_cell & ~np.isfinite(g))
@@ -340,7 +341,7 @@ class Work:
             item.written = int(written.sum())
         missing = item.asked - item.given
         if missing and item.verdict != NOT_ANSWERED:
-            extra = f"{missing} of {item.asked} cells not written"
+            extra = f"{missing} of {plural(item.asked, 'cell')} not written"
             item.note = f"{item.note}; {extra}" if item.note else extra
         return item
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, WRONG, Item, Report
 from attntrace.render.escape import visible
+from attntrace.views.text import plural
 
 if TYPE_CHECKING:
     from attntrace.render.document import Document
@@ -38,7 +39,7 @@ def cell_lines(item: Item) -> list[str]:
         lines.append(f"{visible(cell.name)}: {number(cell.given, cell.decimals)} written, expected "
                      f"{number(cell.expected, cell.decimals)}{off}")
     if len(item.off) > MAX_CELLS:
-        lines.append(f"… and {len(item.off) - MAX_CELLS} more cells")
+        lines.append(f"… and {len(item.off) - MAX_CELLS} more cell{'s' * (len(item.off) - MAX_CELLS > 1)}")
     return lines
 
 
@@ -46,7 +47,7 @@ def status(item: Item) -> str:
     note = f" ({item.note})" if item.note else ""
     if item.verdict == WRONG:
         missing = f"; {item.note}" if "not written" in item.note else ""
-        return f"WRONG: {len(item.off)} of {item.written} written cells off{missing}"
+        return f"WRONG: {len(item.off)} of {plural(item.written, 'written cell')} off{missing}"
     if item.verdict == CONSEQUENCE:
         return f"consequence: {item.note}"
     return item.verdict + note
@@ -186,5 +187,5 @@ def summary(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
         lines.append(f"  {column.ljust(width)}  " + ", ".join(parts))
     mistakes = Counter(tag for report in reports for tag in report.mistakes)
     for tag, count in mistakes.most_common():
-        lines.append(f"{count} of {len(reports)} sheets marked: {tag}")
+        lines.append(f"{count} of {plural(len(reports), 'sheet')} marked: {tag}")
     return "\n".join(lines) + "\n"

@@ -8,7 +8,15 @@ import numpy as np
 
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.model import masks
-from attntrace.model.maths import attention, carried_affine, carried_quotient, carried_sum, round_half_up, softmax
+from attntrace.model.maths import (
+    attention,
+    carried_affine,
+    carried_attention,
+    carried_quotient,
+    carried_sum,
+    round_half_up,
+    softmax,
+)
 from attntrace.model.overflow import Cells
 from attntrace.model.problem import Dims, Problem, check_memory, dims, divisor
 from attntrace.model.trace import HeadTrace, SelfCheck, Trace, read_only, weighted_values
@@ -74,8 +82,10 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
         else:  # [n_q, m, d_v] -> [n_q, d_v]: each product rounded, then summed and rounded, by hand
             output = carried_sum(weighted_values(weights, v, decimals), 1, decimals)
         say.output(a, weights, v, output)
-        for j in checked:  # step 8: each shown row recomputed on its own, q_i against every k_j
-            alone = attention(q[j:j + 1], k, v, s, None if allowed is None else allowed[j:j + 1])  # [1, d_k] -> [1, d_v]
+        for j in checked:  # step 8: each shown row recomputed on its own, q_i against every k_j, rounded as the rest
+            row_allowed = None if allowed is None else allowed[j:j + 1]
+            alone = (attention(q[j:j + 1], k, v, s, row_allowed) if decimals is None  # [1, d_k] -> [1, d_v]
+                     else carried_attention(q[j:j + 1], k, v, s, row_allowed, decimals))
             say.checked(int(rows[j]), alone)
             worst = max(worst, _max_diff(output[j:j + 1], alone))
         heads.append(HeadTrace(
@@ -91,11 +101,12 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
         output = _project(concat, problem.w_o, problem.b_o, decimals)  # [n_q, heads*d_v] @ [heads*d_v, d_out] -> [n_q, d_out]
         say.final(concat, problem.w_o, problem.b_o, output)
     scale_v = max(1.0, float(np.max(np.abs(v_all))) if v_all.size else 1.0)
-    tolerance = 1e-9 * scale_v if decimals is None else d.m * 10.0**-decimals * scale_v
+    tolerance = 1e-9 * scale_v
+    from_exact = None if decimals is None else _max_diff(output, _trace(problem, d, query, show, None).output)
     return Trace(
         problem=problem, dims=d, query=query, rows=tuple(int(i) for i in rows), divisor=s, allowed=allowed,
         heads=tuple(heads), concat=concat, output=output,
-        self_check=SelfCheck(worst, tolerance, tuple(int(rows[j]) for j in checked)), decimals=decimals,
+        self_check=SelfCheck(worst, tolerance, tuple(int(rows[j]) for j in checked), from_exact), decimals=decimals,
         fully_masked=_fully_masked(rows, allowed),
     )
 

@@ -10,30 +10,52 @@ from attntrace.errors import AttntraceError
 from attntrace.model.problem import Problem, check_memory
 
 INITS = ("integers", "normal", "xavier", "kaiming")
+PER_HEAD = 3  # d_k and d_v per head when not given: the worked example's
+ONE_HOT = 0.99  # a weight this large leaves the other keys nothing to speak of
+CHECKED_ROWS = 64  # the queries looked at for one-hot weights: enough to judge, cheap for any n
 
 
 def _weights(rng: np.random.Generator, init: str, rows: int, cols: int) -> np.ndarray:
+    """[rows, cols]; the float inits keep x · W of the same order as x, so the scaled scores are of order 1"""
     if init == "integers":
         return rng.integers(-1, 3, size=(rows, cols)).astype(np.float64)
-    if init == "normal":
-        w = rng.normal(0.0, 1.0, size=(rows, cols))
+    if init == "normal":  # N(0, 1 / fan_in): a q · k / sqrt(d_k) of inputs N(0, 1) has variance 1
+        std = math.sqrt(1.0 / rows)
+        w = rng.normal(0.0, std, size=(rows, cols))
     elif init == "xavier":  # Glorot uniform: U(-a, a), a = sqrt(6 / (fan_in + fan_out))
         a = math.sqrt(6.0 / (rows + cols))
+        std = a / math.sqrt(3.0)
         w = rng.uniform(-a, a, size=(rows, cols))
     else:  # Kaiming normal for fan_in: N(0, 2 / fan_in)
-        w = rng.normal(0.0, math.sqrt(2.0 / rows), size=(rows, cols))
-    return np.round(w, 4)
+        std = math.sqrt(2.0 / rows)
+        w = rng.normal(0.0, std, size=(rows, cols))
+    return np.round(w, _decimals(std))
 
 
-def random_problem(*, n: int, d_model: int, d_k: int, d_v: int, heads: int = 1, init: str = "integers",
-                   seed: int | None = None, tokens: tuple[str, ...] | None = None) -> Problem:
-    """a problem ready to edit; integers (the default) can be computed by hand, like the worked example"""
+def _decimals(std: float) -> int:
+    """4 decimals, or more when the weights are so small that 4 would leave them under 3 significant digits"""
+    return max(4, 3 - math.floor(math.log10(std)))
+
+
+def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | None = None, heads: int = 1,
+                   init: str = "integers", seed: int | None = None, tokens: tuple[str, ...] | None = None) -> Problem:
+    """a problem ready to edit; integers (the default) can be computed by hand, like the worked example.
+
+    d_k and d_v count every head's columns together; None gives each head 3, as the worked example has.
+    """
     if init not in INITS:
         raise AttntraceError(f'unknown init "{init}"; use {", ".join(INITS)}')
-    for name, value in (("tokens", n), ("d_model", d_model), ("d_k", d_k), ("d_v", d_v), ("heads", heads)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise AttntraceError(f"{name} = {value!r} must be a whole number of at least 1")
-    n, d_model, d_k, d_v, heads = int(n), int(d_model), int(d_k), int(d_v), int(heads)
+    for name, value in (("tokens", n), ("d_model", d_model), ("heads", heads)):
+        _whole(name, value)
+    heads = int(heads)
+    d_k = PER_HEAD * heads if d_k is None else _whole("d_k", d_k)
+    d_v = PER_HEAD * heads if d_v is None else _whole("d_v", d_v)
+    n, d_model = int(n), int(d_model)
+    for name, size in (("d_k", d_k), ("d_v", d_v)):
+        if size % heads:
+            fits = [s for s in (size - size % heads, size - size % heads + heads) if s > 0]
+            raise AttntraceError(f"heads = {heads} does not divide {name} = {size} (each head takes {name} / heads "
+                                 f"of the columns); give {name} = {' or '.join(map(str, fits))}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise AttntraceError(f"seed = {seed!r} must be a whole number of at least 0")
     if tokens is not None and len(tokens) != n:
@@ -48,3 +70,48 @@ def random_problem(*, n: int, d_model: int, d_k: int, d_v: int, heads: int = 1, 
         w_v=_weights(rng, init, d_model, d_v), heads=heads, scale=init != "integers", tokens=tokens,
         name=f"{n} inputs, d_model = {d_model}, d_k = {d_k}, d_v = {d_v}, {heads} head{'s' * (heads > 1)} ({init})",
     )
+
+
+def _whole(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise AttntraceError(f"{name} = {value!r} must be a whole number of at least 1")
+    return int(value)
+
+
+def notes(problem: Problem, init: str) -> tuple[str, ...]:
+    """what a teacher should know about a problem random_problem drew, before handing it out"""
+    said = []
+    if init == "integers" and problem.scale is False:
+        said.append('"scale" is false: integer exercises do not divide the scores by sqrt(d_k), as in the worked '
+                    'example, so that every step stays exact by hand; set "scale": true to divide')
+    if one_hot(problem):
+        said.append("every input puts over 99% of its weight on one key, so each output is just one row of V; "
+                    "another seed, a smaller d_model or the normal init gives weights that spread")
+    return tuple(said)
+
+
+def one_hot(problem: Problem) -> bool:
+    """whether every query (of the first CHECKED_ROWS) of every head gives one key over ONE_HOT of its weight.
+
+    For a problem random_problem drew: self-attention with no mask and no bias.
+    """
+    from attntrace.model.maths import softmax
+    from attntrace.model.problem import divisor
+
+    d = problem.dims
+    if d.m < 2:  # one key always takes all the weight
+        return False
+    q_all = _times(problem.x[:CHECKED_ROWS], problem.w_q)  # [rows, d_model] @ [d_model, heads*d_k] -> [rows, heads*d_k]
+    k_all = _times(problem.x, problem.w_k)  # [n, d_model] @ [d_model, heads*d_k] -> [n, heads*d_k]
+    s = divisor(problem, d.d_k)
+    for a in range(d.heads):
+        cols = slice(a * d.d_k, (a + 1) * d.d_k)
+        weights = softmax(q_all[:, cols] @ k_all[:, cols].T / s)  # [rows, d_k] @ [d_k, n] -> [rows, n]
+        if not (weights.max(axis=-1) > ONE_HOT).all():
+            return False
+    return True
+
+
+def _times(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
+    """x · W, or x for a missing W (the identity)"""
+    return x if w is None else x @ w

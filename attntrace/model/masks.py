@@ -105,7 +105,8 @@ def from_names(names: Iterable[str], window: int | None = None, padding: Iterabl
             out.append(Window(window))
         elif name == "padding":
             if padding is None:
-                raise AttntraceError('mask "padding" needs padding: [true/false per key]')
+                raise AttntraceError('mask "padding" needs padding: [true/false per key] (from the command line: '
+                                     '--padding and the keys that are padding, such as 3,4)')
             out.append(Padding(tuple(padding)))
         else:
             raise AttntraceError(unknown(name))

@@ -116,6 +116,16 @@ def carried_sum(a: np.ndarray, axis: int, decimals: int) -> np.ndarray:
                    lambda i: sum((decimal_of(t) for t in terms[i]), Decimal(0))).reshape(c.shape)
 
 
+def carried_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed: np.ndarray | None,
+                      decimals: int) -> np.ndarray:
+    """softmax(Q K^T / s) V with every intermediate rounded to decimals and carried on, as on paper:
+    [n_q, d_k], [m, d_k], [m, d_v] -> [n_q, d_v]"""
+    scores = carried_affine(q, k.T, None, decimals)  # [n_q, m]
+    scaled = scores if divisor == 1.0 else carried_quotient(scores, divisor, decimals)
+    weights = round_half_up(softmax(scaled, allowed), decimals)  # [n_q, m]
+    return carried_sum(carried_product(weights[..., None], v, decimals), 1, decimals)  # [n_q, m, d_v] -> [n_q, d_v]
+
+
 def _settle(c: np.ndarray, err: np.ndarray | None, decimals: int, exact: Callable[[int], Decimal]) -> np.ndarray:
     """[cells] c rounded half away from zero at decimals, where c is the float value of the exact decimal
     exact(cell) to within err (None: exact(cell) is c's reading_of): rounded in float64 where that decides it,

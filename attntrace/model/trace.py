@@ -60,11 +60,13 @@ class HeadTrace:
 
 @dataclass(frozen=True)
 class SelfCheck:
-    """step 8: softmax(Q K^T / s) V against each shown row recomputed on its own from q_i, K and V"""
+    """step 8: softmax(Q K^T / s) V against each shown row recomputed on its own from q_i, K and V (with carried
+    rounding, both rounded and carried the same way); and how far carrying the rounding moved the output"""
 
     max_abs_diff: float
     tolerance: float
     rows: tuple[int, ...]  # the rows (from 0) recomputed: the ones asked to be shown
+    from_exact: float | None = None  # carried rounding only: the output's largest distance from the unrounded trace's
 
     @property
     def ok(self) -> bool:

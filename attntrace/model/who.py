@@ -11,22 +11,30 @@ from attntrace.model.trace import Trace
 
 @dataclass(frozen=True)
 class Attends:
-    """weights [n_q, m] and, per query row, the columns of its `top` largest weights (largest first)"""
+    """weights [n_q, m], per query row the columns of its `top` largest weights (largest first) among the keys not
+    left out, and per row the weight it gives the keys left out (the weights themselves are never renormalised)"""
 
     weights: np.ndarray
-    best: np.ndarray  # [n_q, top]
+    best: np.ndarray  # [n_q, top] (fewer columns when fewer keys are kept)
+    aside: np.ndarray  # [n_q]: the sum of each row's weights on the keys left out; 0 when none are
 
 
-def top_keys(weights: np.ndarray, top: int) -> Attends:
-    return Attends(weights, np.argsort(-weights, axis=1, kind="stable")[:, :top])
+def top_keys(weights: np.ndarray, top: int, leave_out: tuple[int, ...] = ()) -> Attends:
+    """the top keys of each row, never one of leave_out (key columns from 0)"""
+    out = sorted(set(leave_out))
+    ranked = weights.copy()
+    ranked[:, out] = -np.inf
+    kept = weights.shape[1] - len(out)
+    best = np.argsort(-ranked, axis=1, kind="stable")[:, :min(top, kept)]
+    return Attends(weights, best, weights[:, out].sum(axis=1))
 
 
-def per_head(t: Trace, top: int) -> list[Attends]:
-    return [top_keys(h.weights, top) for h in t.heads]
+def per_head(t: Trace, top: int, leave_out: tuple[int, ...] = ()) -> list[Attends]:
+    return [top_keys(h.weights, top, leave_out) for h in t.heads]
 
 
-def layer_mean(t: Trace, top: int) -> tuple[Attends, np.ndarray]:
-    """the weights averaged over the heads, and each head's most-attended key per query: [heads, n_q]"""
+def layer_mean(t: Trace, top: int, leave_out: tuple[int, ...] = ()) -> tuple[Attends, np.ndarray]:
+    """the weights averaged over the heads, and each head's most-attended key (not left out) per query: [heads, n_q]"""
     mean = np.mean([h.weights for h in t.heads], axis=0)
-    favourites = np.stack([top_keys(h.weights, 1).best[:, 0] for h in t.heads])
-    return top_keys(mean, top), favourites
+    favourites = np.stack([top_keys(h.weights, 1, leave_out).best[:, 0] for h in t.heads])
+    return top_keys(mean, top, leave_out), favourites

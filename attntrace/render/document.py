@@ -21,6 +21,7 @@ class Document:
     data: Any = None  # the JSON form; None: the document has none
     plain: str | None = None  # text already laid out (a report), shown instead of the steps in plain
     preface: Callable[[str], str] | None = None  # text before the steps, per format (a worksheet's instructions)
+    title: str | None = None  # what the document shows (a problem's name): its first line, and its exports' title
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Style:
     colour: bool = False
     width: int = 100
     blank_from: int | None = None  # steps from this number on have empty cells
+    ascii: bool = False  # table only: ASCII lines and bars, for terminals that draw box lines two columns wide
 
 
 Renderer = Callable[[Document, Style], list[str]]
@@ -42,8 +44,8 @@ def _table(document: Document, style: Style) -> list[str]:
     pages = []
     for step in document.steps:
         buffer = io.StringIO()
-        table.console(buffer, style.colour, style.width).print(table.render_step(step, style.precision, style.width),
-                                                              crop=False)
+        rendered = table.render_step(step, style.precision, style.width, table.Look(style.ascii))
+        table.console(buffer, style.colour, style.width).print(rendered, crop=False)
         pages.append(buffer.getvalue())
     return pages
 
@@ -86,18 +88,41 @@ def render(document: Document, fmt: str, style: Style) -> list[str]:
     if fmt == "json" and document.data is None:
         raise ValueError("this document has no JSON form")
     pages = FORMATS[fmt](document, style)
+    if document.title and fmt != "json" and pages:
+        pages = [_title(document.title, fmt, style) + pages[0], *pages[1:]]
     if document.preface is not None and fmt != "json":
         pages = [document.preface(fmt), *pages]
     return pages
 
 
+def _title(title: str, fmt: str, style: Style) -> str:
+    """a document's title line in a format: a heading above the first step"""
+    from attntrace.render.escape import comment, markdown, visible
+    from attntrace.views.text import width
+
+    if fmt == "markdown":
+        return f"# {markdown(title)}\n\n"
+    if fmt == "csv":
+        return f"{comment(title)}\n\n"
+    text = visible(title)
+    if fmt == "table" and style.colour:
+        return f"\x1b[1m{text}\x1b[0m\n\n"
+    return f"{text}\n{'#' * width(text)}\n\n"
+
+
 EXPORT_WIDTH = 120
 
 
-def recorder(steps: Sequence[Step], precision: int) -> Any:
+def recorder(steps: Sequence[Step], precision: int, title: str | None = None) -> Any:
+    """a console that has printed the steps in colour (after the title, in bold), to be exported"""
+    from rich.text import Text
+
     from attntrace.render import table
+    from attntrace.render.escape import visible
 
     console = table.console(io.StringIO(), True, EXPORT_WIDTH, record=True)
+    if title:
+        console.print(Text(visible(title), style="bold"), Text(""), crop=False)
     for step in steps:
         console.print(table.render_step(step, precision, EXPORT_WIDTH), crop=False)
     return console
@@ -108,7 +133,7 @@ def trace_document(t: Trace) -> Document:
     from attntrace.model.contract import trace_to_dict
     from attntrace.views.steps import run_steps, step_steps
 
-    return Document(run_steps(t) if t.query is None else step_steps(t), trace_to_dict(t))
+    return Document(run_steps(t) if t.query is None else step_steps(t), trace_to_dict(t), title=t.problem.name)
 
 
 def render_trace(t: Trace, fmt: str = "plain", precision: int = 4) -> str:
@@ -123,5 +148,6 @@ def render_trace(t: Trace, fmt: str = "plain", precision: int = 4) -> str:
 def trace_html(t: Trace, precision: int = 4) -> str:
     """the coloured tables of the HTML export, for a notebook"""
     fragment = '<pre style="font-family:Menlo,\'DejaVu Sans Mono\',consolas,monospace;line-height:1.2">{code}</pre>'
-    return str(recorder(trace_document(t).steps, precision).export_html(clear=False, inline_styles=True,
-                                                                         code_format=fragment))
+    document = trace_document(t)
+    return str(recorder(document.steps, precision, document.title).export_html(clear=False, inline_styles=True,
+                                                                               code_format=fragment))

@@ -29,7 +29,10 @@ def gap_head(count: int) -> str:
 
 
 def hidden_line(count: int, what: str) -> str:
-    return f"… {count} {what} hidden; --format json shows all"
+    """the line after a table that hides count of its what ("row" or "column")"""
+    from attntrace.views.text import plural
+
+    return f"… {plural(count, what)} hidden; --format json shows all"
 
 
 def runs(widths: list[int], room: int, gap: int) -> list[tuple[int, int]]:

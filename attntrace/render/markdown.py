@@ -33,7 +33,7 @@ def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[st
             lines.append(f"| ⋮ {hidden_rows} hidden |" + " ⋮ |" * len(heads))
         row = ["   "] * len(heads) if blank else texts[k]
         lines.append(f"| {_escape(b.rows[r])} | " + " | ".join(row) + " |")
-    for count, what in ((hidden_rows, "rows"), (hidden_cols, "columns")):
+    for count, what in ((hidden_rows, "row"), (hidden_cols, "column")):
         if count:
             lines.extend(["", f"*{hidden_line(count, what)}*"])
     return lines

@@ -43,10 +43,10 @@ def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[st
         lines.append(_line(" " * label_width, heads[start:stop], widths[start:stop]))
         for k in range(len(rows)):
             if hidden_rows and k == len(rows) // 2:
-                lines.append(hidden_line(hidden_rows, "rows"))
+                lines.append(hidden_line(hidden_rows, "row"))
             lines.append(_line(left(labels[k], label_width), texts[k][start:stop], widths[start:stop]))
     if hidden_cols:
-        lines.append(hidden_line(hidden_cols, "columns") + f" (shown: the first and last {len(cols) // 2})")
+        lines.append(hidden_line(hidden_cols, "column") + f" (shown: the first and last {len(cols) // 2})")
     return lines
 
 

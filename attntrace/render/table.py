@@ -129,7 +129,7 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
     if heat:
         out.append(Text(LEGEND.format(top=look.bars[-1]), style="italic"))
     out.extend(Text(hidden_line(count, what), style="italic")
-               for count, what in ((hidden_rows, "rows"), (hidden_cols, "columns")) if count)
+               for count, what in ((hidden_rows, "row"), (hidden_cols, "column")) if count)
     return out
 
 

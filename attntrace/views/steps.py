@@ -211,16 +211,19 @@ def _every(t: Trace) -> Step:
 
 
 def _self_check(t: Trace) -> Note:
-    """step 8's self-check in words: how far the matrix form is from the row-by-row outputs"""
+    """step 8's self-check in words: how far the matrix form is from the row-by-row outputs (both rounded the same way,
+    with carried rounding); then, apart, how far carrying the rounding moved the output from the unrounded one"""
     c = t.self_check
-    if t.decimals is not None:
-        text = (f"check: with rounding carried at {t.decimals} decimal{'s' * (t.decimals != 1)}, the row-by-row outputs "
-                f"differ from softmax(Q K^T / s) V by at most {c.max_abs_diff:.{t.decimals + 2}f}")
-    elif c.ok:
-        which = "" if len(c.rows) == t.dims.n else f" of inputs {', '.join(str(r + 1) for r in c.rows)}"
-        text = f"check: softmax(Q K^T / s) V equals the row-by-row outputs{which} (within 1e-9)"
+    which = "" if len(c.rows) == t.dims.n else f" of inputs {', '.join(str(r + 1) for r in c.rows)}"
+    carried = "" if t.decimals is None else \
+        f" with rounding carried at {t.decimals} decimal{'s' * (t.decimals != 1)}"
+    if c.ok:
+        text = f"check: softmax(Q K^T / s) V{carried} equals the row-by-row outputs{which} (within 1e-9)"
     else:
-        text = f"check FAILED: softmax(Q K^T / s) V differs from the row-by-row outputs by {c.max_abs_diff:.3e}"
+        text = f"check FAILED: softmax(Q K^T / s) V{carried} differs from the row-by-row outputs by {c.max_abs_diff:.3e}"
+    if t.decimals is not None and c.from_exact is not None:
+        text += (f"; carrying the rounding moved the output at most {c.from_exact:.{t.decimals + 2}f} "
+                 "from the unrounded one")
     return Note(text, "self_check")
 
 
@@ -253,30 +256,56 @@ def _without_self_check(step: Step) -> Step:
     return replace(step, items=tuple(item for item in step.items if not (isinstance(item, Note) and item.kind == "self_check")))
 
 
-def who_steps(t: Trace, heading: str, top: int = 3) -> list[Step]:
-    """each token's top attended tokens with their weights, head by head"""
+def who_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] = ()) -> list[Step]:
+    """each token's top attended tokens with their weights, head by head; tokens in leave_out (from 0) are not listed,
+    as keys nor as rows (unless the trace is of that one input), and the weights stay as the model gave them"""
     labels, keys = t.problem.labels, t.problem.key_labels
-    width = max(text_width(labels[r]) for r in t.rows)
-    notes = []
-    for a, attends in enumerate(who.per_head(t, top)):
+    shown = [(j, r) for j, r in enumerate(t.rows) if t.query is not None or r not in leave_out]
+    width = max(text_width(labels[r]) for _, r in shown)
+    aside = _aside(keys, leave_out)
+    notes = [Note(aside[0])] if aside else []
+    for a, attends in enumerate(who.per_head(t, top, leave_out)):
         if len(t.heads) > 1:
             notes.append(Note(f"head {a + 1}"))
-        for j, (r, best) in enumerate(zip(t.rows, attends.best)):
-            pairs = " · ".join(f"{keys[c]} {attends.weights[j, c]:.2f}" for c in best)
-            notes.append(Note(f"{padded(labels[r], width)} → {pairs}"))
+        slots = [max(text_width(keys[attends.best[j, s]]) for j, _ in shown) for s in range(attends.best.shape[1])]
+        for j, r in shown:
+            pairs = " · ".join(f"{padded(keys[c], slots[s])} {attends.weights[j, c]:.2f}"
+                               for s, c in enumerate(attends.best[j]))
+            tail = f"  | {aside[1]} {attends.aside[j]:.2f}" if aside else ""
+            notes.append(Note(f"{padded(labels[r], width)} → {pairs}{tail}"))
     return [Step(0, heading, tuple(notes))]
 
 
-def layer_summary_steps(t: Trace, heading: str, top: int = 3) -> list[Step]:
-    """across every head of a layer: each token's top tokens by mean weight, and each head's favourite"""
+def layer_summary_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] = ()) -> list[Step]:
+    """across every head of a layer: each token's top tokens by mean weight, and each head's favourite, in aligned
+    columns; tokens in leave_out (from 0) are not listed, and the mean weight matrix is shown whole"""
     labels, keys = t.problem.labels, t.problem.key_labels
-    mean, favourites = who.layer_mean(t, top)
-    width = max(text_width(labels[r]) for r in t.rows)
+    mean, favourites = who.layer_mean(t, top, leave_out)
+    shown = [(j, r) for j, r in enumerate(t.rows) if r not in leave_out]
+    width = max(text_width(labels[r]) for _, r in shown)
+    aside = _aside(keys, leave_out)
     items: list[Block | Note] = [
         Block(f"mean weight over the {len(t.heads)} heads", "weights", t.row_labels, keys, mean.weights)
     ]
-    for j, (r, best) in enumerate(zip(t.rows, mean.best)):
-        pairs = " · ".join(f"{keys[c]} {mean.weights[j, c]:.2f}" for c in best)
-        per_head = " ".join(f"{a + 1}:{keys[fav]}" for a, fav in enumerate(favourites[:, j]))
-        items.append(Note(f"{padded(labels[r], width)} → {pairs}   | top per head: {per_head}"))
+    if aside:
+        items.append(Note(aside[0]))
+    slots = [max(text_width(keys[mean.best[j, s]]) for j, _ in shown) for s in range(mean.best.shape[1])]
+    favourite = [max(text_width(keys[favourites[a, j]]) for j, _ in shown) for a in range(len(t.heads))]
+    for j, r in shown:
+        pairs = " · ".join(f"{padded(keys[c], slots[s])} {mean.weights[j, c]:.2f}" for s, c in enumerate(mean.best[j]))
+        tail = f"  | {aside[1]} {mean.aside[j]:.2f}" if aside else ""
+        per_head = " ".join(f"{a + 1}:{padded(keys[fav], favourite[a])}" for a, fav in enumerate(favourites[:, j]))
+        items.append(Note(f"{padded(labels[r], width)} → {pairs}{tail}  | top per head: {per_head}".rstrip()))
     return [Step(0, heading, tuple(items))]
+
+
+def _aside(keys: tuple[str, ...], leave_out: tuple[int, ...]) -> tuple[str, str] | None:
+    """what the who views say about the tokens they leave out: a note, and the name each line gives their weight"""
+    if not leave_out:
+        return None
+    names = [keys[c] for c in sorted(set(leave_out))]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    together = "+".join(names)
+    verb = "is" if len(names) == 1 else "are"
+    return (f"{listed} {verb} left out of these lists; the weights are the model's own (not renormalised), "
+            f"and {together} at a line's end is its weight on {'it' if len(names) == 1 else 'them'}", together)

@@ -50,3 +50,8 @@ def lines(parts: list[str], columns: int, gap: str = "  ") -> list[str]:
         else:
             out.append(part)
     return out
+
+
+def plural(count: int, noun: str) -> str:
+    """a count and its noun, "1 row" or "2 rows\""""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"

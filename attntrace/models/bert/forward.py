@@ -52,7 +52,7 @@ def attention_problem(model: Model, e: Encoding, x: np.ndarray, layer: int, head
         heads=model.heads if full else 1,
         w_o=model.get(p + "output.dense.weight").T if full else None,
         b_o=model.get(p + "output.dense.bias") if full else None,
-        scale=True, mask=(Padding(padding),) if any(padding) else (), tokens=e.tokens,
+        scale=True, mask=(Padding(padding),) if any(padding) else (), tokens=e.labels,
         name=f"{model.name} · layer {layer}" + ("" if full else f" · head {head}"),
     )
 

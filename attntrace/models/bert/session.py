@@ -42,5 +42,5 @@ def entering(sentence: str, layer: int, head: int | None = None, directory: Path
         raise OutOfRange("layer", layer, model.layers, "this model has layers")
     if head is not None and not 1 <= head <= model.heads:
         raise OutOfRange("head", head, model.heads, "this model has heads")
-    encoding = encode(where, sentence, int(model.config.get("max_position_embeddings", 512)))
+    encoding = encode(where, sentence, int(model.config.get("max_position_embeddings", 512)), model.name)
     return Entering(model, encoding, layer, hidden_entering(model, encoding, layer))

@@ -1,0 +1,77 @@
+"""Help that teaches: every command's line whole, FILE and NAME explained, -h, each option's choices, and grammar."""
+
+import json
+
+import numpy as np
+import pytest
+
+from attntrace.cli.commands import COMMANDS
+from attntrace.model import experiments
+from attntrace.render.layout import MAX_SHOWN, hidden_line
+from attntrace.views.text import plural
+
+
+def test_the_top_level_help_lists_every_command_whole(attntrace):
+    out = attntrace("--help").out
+    for name, (short, _) in COMMANDS.items():
+        assert f"  {name} " in out and short in out  # never cut to "…writes..."
+    assert "..." not in out.split("Commands:")[1]
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["check"], ["bert"]])
+def test_dash_h_is_help(attntrace, command):
+    r = attntrace(*command, "-h")
+    assert r.code == 0 and r.out == attntrace(*command, "--help").out and "Usage:" in r.out
+
+
+@pytest.mark.parametrize("command", ["run", "step", "explain", "experiment", "worksheet"])
+def test_every_command_reading_a_problem_says_what_file_may_be(attntrace, command):
+    out = " ".join(attntrace(command, "--help").out.split())
+    for kind in (".json", "directory of CSV files", ".npz", "- for JSON on stdin", "built-in worked example",
+                 "--format json"):
+        assert kind in out, kind
+
+
+def test_experiment_help_lists_the_experiments(attntrace):
+    out = " ".join(attntrace("experiment", "--help").out.split())
+    assert all(f"{name} (" in out for name in experiments.NAMES)
+
+
+def test_init_offers_its_choices_and_refuses_others(attntrace):
+    assert "[integers|normal|xavier|kaiming]" in attntrace("new", "--help").out
+    r = attntrace("new", "--init", "uniform")
+    assert r.code == 2 and "'uniform' is not one of" in r.err
+
+
+def test_padding_from_the_command_line_is_the_padding_of_a_file(attntrace, tmp_path):
+    x = [[1, 0, 2], [0, 1, 1], [2, 2, 0], [1, 1, 1]]
+    plain, padded = tmp_path / "p.json", tmp_path / "padded.json"
+    plain.write_text(json.dumps({"x": x}))
+    padded.write_text(json.dumps({"x": x, "mask": "padding", "padding": [False, True, False, True]}))
+    flagged = json.loads(attntrace("run", plain, "--padding", "2,4", "--format", "json").out)
+    filed = json.loads(attntrace("run", padded, "--format", "json").out)
+    assert flagged["heads"] == filed["heads"] and flagged["config"]["mask"] == ["padding"]
+    assert all(row[1] == 0 and row[3] == 0 for row in flagged["heads"][0]["weights"])
+
+
+@pytest.mark.parametrize("value", ["5", "0", "two"])
+def test_a_bad_padding_is_a_usage_error_in_one_line(attntrace, value):
+    r = attntrace("run", "--padding", value)
+    assert r.code == 2 and r.err.count("\n") == 1 and "padding" in r.err
+
+
+def test_the_padding_mask_without_keys_says_how_to_give_them(attntrace):
+    r = attntrace("run", "--mask", "padding")
+    assert r.code == 1 and "--padding" in r.err
+
+
+def test_counts_of_one_are_singular():
+    assert plural(1, "row") == "1 row" and plural(2, "row") == "2 rows" and plural(1234, "cell") == "1,234 cells"
+    assert hidden_line(1, "row").startswith("… 1 row hidden")
+
+
+def test_a_matrix_one_row_too_big_says_one_row_hidden(attntrace, tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"x": np.eye(MAX_SHOWN + 1, 2).tolist()}))
+    out = attntrace("run", path, "--format", "plain").out
+    assert "1 row hidden" in out and "1 rows" not in out
