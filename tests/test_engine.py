@@ -174,7 +174,7 @@ def test_the_check_fails_when_the_row_by_row_result_disagrees(monkeypatch):
     from attntrace.model import engine
     from attntrace.views.steps import run_steps
 
-    monkeypatch.setattr(engine, "attention", lambda q, k, v, s, allowed: softmax(q @ k.T / s) @ v + 1e-3)
+    monkeypatch.setattr(engine, "attention", lambda q, k, v, s, allowed, bias, cap: softmax(q @ k.T / s) @ v + 1e-3)
     t = trace(example())
     assert not t.self_check.ok and t.self_check.max_abs_diff == pytest.approx(1e-3)
     assert "check FAILED" in run_steps(t)[-1].items[-1].text

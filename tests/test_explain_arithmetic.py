@@ -277,7 +277,7 @@ def test_the_carried_check_line_says_equal_and_says_how_far_from_exact_apart():
 
 def test_the_carried_check_fails_when_the_carried_rows_disagree(monkeypatch):
     real = carried_attention
-    monkeypatch.setattr(engine, "carried_attention", lambda q, k, v, s, allowed, d: real(q, k, v, s, allowed, d) + 0.1)
+    monkeypatch.setattr(engine, "carried_attention", lambda q, k, v, s, allowed, d, bias, cap: real(q, k, v, s, allowed, d) + 0.1)
     t = trace(example(), decimals=1)
     assert not t.self_check.ok and t.self_check.max_abs_diff == pytest.approx(0.1)
     text = run_steps(t)[-1].items[-1].text  # type: ignore[union-attr]

@@ -20,6 +20,7 @@ from attntrace.model.maths import (
 from attntrace.model.overflow import Cells
 from attntrace.model.problem import Dims, Problem, check_memory, dims, divisor
 from attntrace.model.trace import HeadTrace, SelfCheck, Trace, read_only, weighted_values
+from attntrace.model.variants import alibi_bias, alibi_slopes, angles, rotate, softcap
 
 
 def trace(problem: Problem, *, query: int | None = None, show: Iterable[int] | None = None,
@@ -58,19 +59,41 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
     say.projected("v", kv, problem.w_v, problem.b_v, v_all)
     s = divisor(problem, d.d_k)
     allowed = masks.allowed(problem.mask, rows, d.m)  # [n_q, m] or None
+    rope = problem.rope
+    if rope is not None:  # [n_q, d_k/2] and [m, d_k/2]: the angle each pair of q_i and k_j turns by
+        q_positions = np.arange(d.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)
+        k_positions = q_positions if problem.source is None else np.array(rope.source_positions)
+        q_angles, k_angles = angles(q_positions[rows], d.d_k, rope.base), angles(k_positions, d.d_k, rope.base)
+    slopes = alibi_slopes(d.heads) if problem.alibi else None
+    cap = problem.softcap
 
     heads = []
     worst = 0.0
     for a in range(d.heads):
-        qs, vs = slice(a * d.d_k, (a + 1) * d.d_k), slice(a * d.d_v, (a + 1) * d.d_v)  # this head's columns
-        q, k, v = q_all[:, qs], k_all[:, qs], v_all[:, vs]  # [n_q, d_k], [m, d_k], [m, d_v]
-        scores = q @ k.T if decimals is None else carried_affine(q, k.T, None, decimals)  # [n_q, d_k] @ [d_k, m] -> [n_q, m]
-        say.scores(a, q, k, scores)
+        g = d.kv_block(a)  # the key/value block this head reads
+        qs, ks, vs = (slice(a * d.d_k, (a + 1) * d.d_k), slice(g * d.d_k, (g + 1) * d.d_k),
+                      slice(g * d.d_v, (g + 1) * d.d_v))  # this head's columns
+        q, k, v = q_all[:, qs], k_all[:, ks], v_all[:, vs]  # [n_q, d_k], [m, d_k], [m, d_v]
+        q_rotated = k_rotated = bias = uncapped = None
+        if rope is not None:  # [n_q, d_k], [m, d_k]: each pair turned by its position's angle
+            q_rotated = _rounded(rotate(q, q_angles, rope.pairs), decimals)
+            k_rotated = _rounded(rotate(k, k_angles, rope.pairs), decimals)
+            say.finite(3, a, "q rotated", q_rotated, "a rotation of finite numbers")
+        q_used = q if q_rotated is None else q_rotated
+        k_used = k if k_rotated is None else k_rotated
+        scores = q_used @ k_used.T if decimals is None else carried_affine(q_used, k_used.T, None, decimals)  # [n_q, m]
+        say.scores(a, q_used, k_used, scores)
         if s != 1.0:
             scaled = scores / s if decimals is None else carried_quotient(scores, s, decimals)  # [n_q, m]
             say.scaled(a, scores, s, scaled, allowed)
         else:
             scaled = scores
+        if slopes is not None:  # [n_q, m] -slope_a · |i - j|
+            bias = _rounded(alibi_bias(float(slopes[a]), rows, d.m), decimals)
+            scaled = scaled + bias if decimals is None else carried_sum(np.stack([scaled, bias], axis=-1), -1, decimals)
+        if cap is not None:  # [n_q, m] c · tanh(z / c)
+            uncapped = scaled
+            scaled = _rounded(softcap(scaled, cap), decimals)
         weights = softmax(scaled, allowed)  # [n_q, m] -> [n_q, m], each row summing to 1 (or all 0 if masked)
         if decimals is not None:
             weights = round_half_up(weights, decimals)  # e^z is transcendental: float64, its result rounded exactly
@@ -84,14 +107,17 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
         say.output(a, weights, v, output)
         for j in checked:  # step 8: each shown row recomputed on its own, q_i against every k_j, rounded as the rest
             row_allowed = None if allowed is None else allowed[j:j + 1]
-            alone = (attention(q[j:j + 1], k, v, s, row_allowed) if decimals is None  # [1, d_k] -> [1, d_v]
-                     else carried_attention(q[j:j + 1], k, v, s, row_allowed, decimals))
+            row_bias = None if bias is None else bias[j:j + 1]
+            alone = (attention(q_used[j:j + 1], k_used, v, s, row_allowed, row_bias, cap) if decimals is None
+                     else carried_attention(q_used[j:j + 1], k_used, v, s, row_allowed, decimals, row_bias, cap))
             say.checked(int(rows[j]), alone)
             worst = max(worst, _max_diff(output[j:j + 1], alone))
         heads.append(HeadTrace(
-            w_q=_weight_columns(problem.w_q, qs), w_k=_weight_columns(problem.w_k, qs), w_v=_weight_columns(problem.w_v, vs),
-            b_q=_bias_part(problem.b_q, qs), b_k=_bias_part(problem.b_k, qs), b_v=_bias_part(problem.b_v, vs),
+            w_q=_weight_columns(problem.w_q, qs), w_k=_weight_columns(problem.w_k, ks), w_v=_weight_columns(problem.w_v, vs),
+            b_q=_bias_part(problem.b_q, qs), b_k=_bias_part(problem.b_k, ks), b_v=_bias_part(problem.b_v, vs),
             q=q, k=k, v=v, scores=scores, scaled=scaled, weights=weights, output=output,
+            q_rotated=q_rotated, k_rotated=k_rotated, bias=bias, uncapped=uncapped,
+            kv_head=g if d.kv_heads != d.heads else None,
         ))
 
     concat = np.concatenate([h.output for h in heads], axis=1) if d.heads > 1 else heads[0].output  # [n_q, heads*d_v]
@@ -109,6 +135,11 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
         self_check=SelfCheck(worst, tolerance, tuple(int(rows[j]) for j in checked), from_exact), decimals=decimals,
         fully_masked=_fully_masked(rows, allowed),
     )
+
+
+def _rounded(values: np.ndarray, decimals: int | None) -> np.ndarray:
+    """a transcendental step's result (a rotation, a tanh, an ALiBi slope), rounded when rounding is carried"""
+    return values if decimals is None else round_half_up(values, decimals)
 
 
 def _project(inp: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, decimals: int | None) -> np.ndarray:

@@ -35,10 +35,15 @@ def softmax(z: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
 
 
 def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float,
-              allowed: np.ndarray | None = None) -> np.ndarray:
-    """softmax(Q K^T / s) V in one expression: [n_q, d_k], [m, d_k], [m, d_v] -> [n_q, d_v]"""
+              allowed: np.ndarray | None = None, bias: np.ndarray | None = None, cap: float | None = None) -> np.ndarray:
+    """softmax(cap(Q K^T / s + bias)) V in one expression: [n_q, d_k], [m, d_k], [m, d_v] -> [n_q, d_v]"""
     with np.errstate(all="ignore"):
-        return softmax(q @ k.T / divisor, allowed) @ v
+        z = q @ k.T / divisor  # [n_q, m]
+        if bias is not None:
+            z = z + bias
+        if cap is not None:
+            z = cap * np.tanh(z / cap)
+        return softmax(z, allowed) @ v
 
 
 def decimal_of(x: float) -> Decimal:
@@ -117,11 +122,15 @@ def carried_sum(a: np.ndarray, axis: int, decimals: int) -> np.ndarray:
 
 
 def carried_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed: np.ndarray | None,
-                      decimals: int) -> np.ndarray:
-    """softmax(Q K^T / s) V with every intermediate rounded to decimals and carried on, as on paper:
+                      decimals: int, bias: np.ndarray | None = None, cap: float | None = None) -> np.ndarray:
+    """softmax(cap(Q K^T / s + bias)) V with every intermediate rounded to decimals and carried on, as on paper:
     [n_q, d_k], [m, d_k], [m, d_v] -> [n_q, d_v]"""
     scores = carried_affine(q, k.T, None, decimals)  # [n_q, m]
     scaled = scores if divisor == 1.0 else carried_quotient(scores, divisor, decimals)
+    if bias is not None:
+        scaled = carried_sum(np.stack([scaled, bias], axis=-1), -1, decimals)
+    if cap is not None:
+        scaled = round_half_up(cap * np.tanh(scaled / cap), decimals)
     weights = round_half_up(softmax(scaled, allowed), decimals)  # [n_q, m]
     return carried_sum(carried_product(weights[..., None], v, decimals), 1, decimals)  # [n_q, m, d_v] -> [n_q, d_v]
 

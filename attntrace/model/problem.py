@@ -12,6 +12,7 @@ import numpy as np
 from attntrace.errors import AttntraceError
 from attntrace.model import masks
 from attntrace.model.masks import Mask
+from attntrace.model.variants import Rope, coerce_rope
 
 MATRICES = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIASES = ("b_q", "b_k", "b_v", "b_o")
@@ -40,6 +41,10 @@ class Problem:
     b_o: np.ndarray | None = None  # [d_out]
     scale: bool | float = True
     mask: tuple[Mask, ...] = ()
+    kv_heads: int | None = None  # grouped-query attention: W_K, W_V hold kv_heads blocks; None: one per head
+    rope: Rope | None = None  # rotary positions of q and k (True: the defaults)
+    alibi: bool = False  # the ALiBi bias −slope · |i − j| added to the scaled scores
+    softcap: float | None = None  # scores become c · tanh(scores / c) after scaling and bias
     tokens: tuple[str, ...] | None = None
     source_tokens: tuple[str, ...] | None = None
     name: str | None = None
@@ -51,13 +56,15 @@ class Problem:
         for key in BIASES:
             object.__setattr__(self, key, _array(getattr(self, key), key, 1))
         object.__setattr__(self, "mask", masks.coerce(self.mask))
+        object.__setattr__(self, "rope", coerce_rope(self.rope))
+        for key in ("heads", "kv_heads"):
+            if isinstance(getattr(self, key), np.integer):
+                object.__setattr__(self, key, int(getattr(self, key)))
         for key in ("tokens", "source_tokens"):
             value = getattr(self, key)
             if value is not None:
                 object.__setattr__(self, key, tuple(str(t) for t in value))
         _check_lengths(self)
-        if isinstance(self.heads, np.integer):
-            object.__setattr__(self, "heads", int(self.heads))
         object.__setattr__(self, "dims", _checked(self))
 
     @property
@@ -187,6 +194,11 @@ class Dims:
     d_v: int
     heads: int
     d_out: int
+    kv_heads: int = 1  # key/value blocks: query head a (from 0) uses block a // (heads / kv_heads)
+
+    def kv_block(self, head: int) -> int:
+        """the key/value block (from 0) that query head `head` (from 0) uses, as Hugging Face's repeat_kv orders them"""
+        return head // (self.heads // self.kv_heads)
 
 
 def _width(w: np.ndarray | None, default: int) -> int:
@@ -222,23 +234,34 @@ def _checked(problem: Problem) -> Dims:
             raise AttntraceError(
                 f"{name} has {w.shape[0]} rows but {feeds} has {rows} columns ({what} needs them equal)"
             )
-    width_q = _width(problem.w_q, d_model)  # every head's columns together: d_k · heads
-    width_k = _width(problem.w_k, d_src)
-    if width_q != width_k:
-        q_name = "w_q" if problem.w_q is not None else "x (no w_q, so Q = X)"
-        k_name = "w_k" if problem.w_k is not None else f"{kv_name} (no w_k, so K = {kv_name})"
-        raise AttntraceError(f"{k_name} has {width_k} columns but {q_name} has {width_q} (q · k needs the same d_k)")
-    width_v = _width(problem.w_v, d_src)  # d_v · heads
-    for name, b, size, of in (("b_q", problem.b_q, width_k, "d_k"), ("b_k", problem.b_k, width_k, "d_k"),
-                              ("b_v", problem.b_v, width_v, "d_v")):
-        if b is not None and b.shape[0] != size:
-            raise AttntraceError(f"{name} has {b.shape[0]} values but {of} = {size}")
     heads = problem.heads
     if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
         raise AttntraceError(f"heads = {heads!r} must be a whole number of at least 1")
-    for what, size in (("d_k", width_k), ("d_v", width_v)):
-        if size % heads:
-            raise AttntraceError(f"heads = {heads} does not divide {what} = {size}")
+    kv_heads = heads if problem.kv_heads is None else problem.kv_heads
+    if isinstance(kv_heads, bool) or not isinstance(kv_heads, int) or kv_heads < 1 or heads % kv_heads:
+        raise AttntraceError(f"kv_heads = {kv_heads!r} must be a whole number that divides heads = {heads} "
+                             "(1: multi-query attention; heads: ordinary multi-head)")
+    width_q = _width(problem.w_q, d_model)  # every head's columns together: d_k · heads
+    width_k = _width(problem.w_k, d_src)  # d_k · kv_heads
+    if width_q % heads:
+        raise AttntraceError(f"heads = {heads} does not divide d_k = {width_q}")
+    if width_k * heads != width_q * kv_heads:
+        q_name = "w_q" if problem.w_q is not None else "x (no w_q, so Q = X)"
+        k_name = "w_k" if problem.w_k is not None else f"{kv_name} (no w_k, so K = {kv_name})"
+        if kv_heads == heads:
+            raise AttntraceError(f"{k_name} has {width_k} columns but {q_name} has {width_q} (q · k needs the same "
+                                 "d_k)")
+        raise AttntraceError(f"{k_name} has {width_k} columns but {kv_heads} key/value blocks of d_k = "
+                             f"{width_q // heads} need {kv_heads * (width_q // heads)}")
+    width_v = _width(problem.w_v, d_src)  # d_v · kv_heads
+    for name, b, size, of in (("b_q", problem.b_q, width_q, "d_k"), ("b_k", problem.b_k, width_k, "d_k"),
+                              ("b_v", problem.b_v, width_v, "d_v")):
+        if b is not None and b.shape[0] != size:
+            raise AttntraceError(f"{name} has {b.shape[0]} values but {of} = {size}")
+    if width_v % kv_heads:
+        raise AttntraceError(f"{'kv_heads' if kv_heads != heads else 'heads'} = {kv_heads} does not divide "
+                             f"d_v = {width_v}")
+    width_v = width_v // kv_heads * heads  # the heads' outputs side by side
     d_out = width_v
     if problem.w_o is not None:
         if problem.w_o.shape[0] != width_v:
@@ -252,7 +275,32 @@ def _checked(problem: Problem) -> Dims:
         if problem.b_o.shape[0] != d_out:
             raise AttntraceError(f"b_o has {problem.b_o.shape[0]} values but w_o has {d_out} columns")
     _check_settings(problem, n, m)
-    return Dims(n, m, d_model, d_src, width_k // heads, width_v // heads, heads, d_out)
+    _check_variants(problem, n, m, width_q // heads)
+    return Dims(n, m, d_model, d_src, width_q // heads, width_v // heads, heads, d_out, kv_heads)
+
+
+def _check_variants(problem: Problem, n: int, m: int, d_k: int) -> None:
+    rope = problem.rope
+    if rope is not None:
+        if d_k % 2:
+            raise AttntraceError(f"rope turns pairs of dimensions, so d_k must be even; it is {d_k}")
+        if rope.positions is not None and len(rope.positions) != n:
+            raise AttntraceError(f"rope positions has {len(rope.positions)} values but x has {n} rows")
+        if problem.source is not None:
+            if rope.source_positions is None:
+                raise AttntraceError("rope in cross-attention needs the source's positions: give rope "
+                                     '{"source_positions": [...]}, one per source row')
+            if len(rope.source_positions) != m:
+                raise AttntraceError(f"rope source_positions has {len(rope.source_positions)} values but source has "
+                                     f"{m} rows")
+        elif rope.source_positions is not None:
+            raise AttntraceError("rope source_positions is set but source is not")
+    if not isinstance(problem.alibi, (bool, np.bool_)):
+        raise AttntraceError(f"alibi = {problem.alibi!r} must be true or false")
+    cap = problem.softcap
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not math.isfinite(cap)
+                            or cap <= 0):
+        raise AttntraceError(f"softcap = {cap!r} must be a positive number (Gemma 2 uses 50)")
 
 
 def _check_settings(problem: Problem, n: int, m: int) -> None:

