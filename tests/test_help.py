@@ -8,7 +8,7 @@ import pytest
 from attntrace.cli.commands import COMMANDS
 from attntrace.model import experiments
 from attntrace.render.layout import MAX_SHOWN, hidden_line
-from attntrace.views.text import plural
+from attntrace.words import plural
 
 
 def test_the_top_level_help_lists_every_command_whole(attntrace):
@@ -62,7 +62,7 @@ def test_a_bad_padding_is_a_usage_error_in_one_line(attntrace, value):
 
 def test_the_padding_mask_without_keys_says_how_to_give_them(attntrace):
     r = attntrace("run", "--mask", "padding")
-    assert r.code == 1 and "--padding" in r.err
+    assert r.code == 2 and "--padding" in r.err
 
 
 def test_counts_of_one_are_singular():

@@ -74,7 +74,7 @@ BAD_JSON = {
     "whitespace": ("  \n\t \n", ["is empty"]),
     "malformed": ('{"x": [[1, 2],\n  [3, 4]\n', ["invalid JSON at line 3 column 1"]),
     "deep nesting": ("[" * 100_000 + "]" * 100_000, ["nested too deeply"]),
-    "tokens length": (_with(tokens=["a"]), ["tokens has 1 labels but x has 3 rows"]),
+    "tokens length": (_with(tokens=["a"]), ["tokens has 1 label but x has 3 rows"]),
     "unknown layout": (_with(layout="tf"), ['layout = "tf"']),
 }
 

@@ -60,6 +60,8 @@ def _one_line_error(r, says: str) -> None:
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("command", [["run"], ["step", "--input", "1"], ["explain", "--input", "1"]])
 def test_an_overflow_is_one_line_naming_the_step_cell_and_cause(attntrace, problem_file, name, options, says, fmt, command):
+    if command[0] == "explain" and fmt[1:] in (["json"], ["csv"]):
+        fmt = ["--format", "markdown"]  # explain's arithmetic is words: it has no JSON or CSV form
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         r = attntrace(*command, problem_file(name), *options, *fmt)

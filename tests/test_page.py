@@ -71,18 +71,23 @@ def test_single_input_steps_have_no_self_check_or_hidden_notes():
 
 
 def test_the_table_of_intermediates_in_order_with_steps_and_names():
-    assert intermediates.KEYS == ("q", "k", "v", "scores", "scaled", "weights", "output")
-    assert [i.step for i in intermediates.INTERMEDIATES] == [3, 3, 3, 4, 4, 5, 7]
+    assert intermediates.KEYS == ("q", "k", "v", "q_rotated", "k_rotated", "scores", "scaled", "weights", "output")
+    assert [i.step for i in intermediates.INTERMEDIATES] == [3, 3, 3, 3, 3, 4, 4, 5, 7]
     assert intermediates.NAME["scaled"] == "scaled scores" and intermediates.NAME["q"] == "Q"
     assert set(intermediates.KEYS) <= {f.name for f in fields(HeadTrace)}
 
 
 def test_every_list_of_intermediates_reads_the_table():
     t = trace(example())
-    assert list(trace_to_dict(t)["heads"][0]) == ["head", *intermediates.KEYS[:-1], "weighted", "output"]
-    assert sheet.HEAD_KEYS == ("head", *intermediates.KEYS, "weighted")
-    assert [key for _, key in worksheet.asked(trace(Problem(x=np.eye(2), mask=("causal",))))] == list(intermediates.KEYS)
-    assert [key for _, key in worksheet.asked(t)] == [k for k in intermediates.KEYS if k != "scaled"]  # no scaling, no mask
+    rope = {"q_rotated", "k_rotated"}  # asked and written only with rope
+    plain = [k for k in intermediates.KEYS if k not in rope]
+    assert list(trace_to_dict(t)["heads"][0]) == ["head", *plain[:-1], "weighted", "output"]
+    turned = trace(Problem(x=np.eye(2), rope=True))
+    assert list(trace_to_dict(turned)["heads"][0]) == ["head", *intermediates.KEYS[:-1], "weighted", "output"]
+    assert sheet.HEAD_KEYS == ("head", "kv_head", "bias", *intermediates.KEYS, "weighted")
+    assert [key for _, key in worksheet.asked(trace(Problem(x=np.eye(2), mask=("causal",))))] == plain
+    assert [key for _, key in worksheet.asked(t)] == [k for k in plain if k != "scaled"]  # no scaling, no mask
+    assert [key for _, key in worksheet.asked(turned)] == list(intermediates.KEYS)
     item = marking.Item(1, "weights", "weights")
     assert item.step == intermediates.STEP["weights"] == 5
     assert marking.item_name(t, (1, "scaled")) == "scaled scores"

@@ -107,3 +107,18 @@ def test_the_ascii_look_draws_no_box_or_bar_a_terminal_may_draw_wide():
     out = _render(Block("w", "weights", ("a" * 60,), ("a", "b"), weights), 40, table.Look(ascii=True))
     body = out.replace("Step 4 · ", "")
     assert body.isascii() and "0.8000 @" in out and "..." in out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(["a", "我", "😀", "👨\u200d👩\u200d👧", "❤\ufe0f", "👍🏽", "é", "e\u0301",
+                                          "a\u200bb", "🇨🇳", "1\ufe0f\u20e3", "✔\ufe0f", " "]), min_size=1, max_size=6).map("".join),
+                min_size=1, max_size=4))
+def test_plain_rows_end_on_one_column_whatever_the_emoji_sequences_in_their_labels(labels):
+    """plain text measures labels as a terminal (and the rich tables) do: every row of a table ends in one column"""
+    from rich.cells import cell_len
+
+    from attntrace.render import plain
+
+    block = Block("X", "x", tuple(labels), ("1", "2"), np.arange(2.0 * len(labels)).reshape(len(labels), 2))
+    rows = plain.block(block, 2, "")[2:]
+    assert len({cell_len(line) for line in rows}) == 1, rows

@@ -6,7 +6,7 @@ from __future__ import annotations
 import errno
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -122,6 +122,14 @@ class RunFormat(str, Enum):
     markdown = "markdown"
 
 
+class TextFormat(str, Enum):
+    """words and tables to read (explain): no JSON or CSV form"""
+
+    table = "table"
+    plain = "plain"
+    markdown = "markdown"
+
+
 class StepsFormat(str, Enum):
     """steps with no JSON form (experiments)"""
 
@@ -193,6 +201,8 @@ ScaleByOpt = Annotated[Optional[float], typer.Option(
 MaskOpt = Annotated[Optional[list[str]], typer.Option(
     "--mask", help="causal, window (with --window), padding (with --padding) or none; repeat or use commas.",
     show_default=False)]
+MaskNoPaddingOpt = Annotated[Optional[list[str]], typer.Option(
+    "--mask", help="causal, window (with --window) or none; repeat or use commas.", show_default=False)]
 WindowOpt = Annotated[Optional[int], typer.Option("--window", min=0, help="Window mask: |i - j| <= W.",
                                                   show_default=False)]
 HeadsOpt = Annotated[Optional[int], typer.Option("--heads", min=1, help="Number of heads.", show_default=False)]
@@ -288,11 +298,13 @@ def _traced(file: Optional[str], problem: Any, matrices: Optional[dict[str, Opti
 
 def _show_trace(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
     """a trace's steps, or its JSON form, after its warnings on stderr"""
-    from attntrace.model.contract import trace_to_dict
-
     for warning in t.warnings:
         env.message(f"warning: {warning}")
-    json_form = trace_to_dict(t) if opts.resolved_format(env) == "json" else None
+    json_form = None
+    if opts.resolved_format(env) == "json":
+        from attntrace.model.contract import trace_form
+
+        json_form = trace_form(t)  # the trace's own arrays, written a block of rows at a time
     show(env, Document(steps, json_form, title=t.problem.name), opts)
 
 
@@ -326,6 +338,10 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
     from attntrace.views.explain import explain_steps
     from attntrace.views.steps import step_steps
 
+    if explain and fmt is not None and fmt.value not in {f.value for f in TextFormat}:
+        raise typer.BadParameter(f"'{fmt.value}' is not one of {', '.join(repr(f.value) for f in TextFormat)}: "
+                                 "the arithmetic is words (for every number, --format json without --explain)",
+                                 param_hint="'--format'")
     distinct([output, export_svg, export_html], [file, x, w_q, w_k, w_v])
     env = _env()
     problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
@@ -336,15 +352,18 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
     _show_trace(env, t, steps, _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_))
 
 
-def explain(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  # type: ignore[assignment]
+def explain(file: FileArg = None, input_: InputOpt = ...,  # type: ignore[assignment]
+            fmt: Annotated[Optional[TextFormat], typer.Option(
+                "--format", "-f", help="table in a terminal, plain otherwise.", show_default=False)] = None,
             precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
             scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
             heads: HeadsOpt = None, padding: PaddingOpt = None, output: OutputOpt = None,
-         colour: ColourOpt = Colour.auto, x: XOpt = None,
+            colour: ColourOpt = Colour.auto, x: XOpt = None,
             w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None, export_svg: SvgOpt = None,
             export_html: HtmlOpt = None, theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False) -> None:
     """Every cell's arithmetic for one input, as a student writes it (same as step --explain)."""
-    step(file=file, input_=input_, fmt=fmt, precision=precision, carry_rounding=carry_rounding, pause=pause,
+    step(file=file, input_=input_, fmt=None if fmt is None else RunFormat(fmt.value), precision=precision,
+         carry_rounding=carry_rounding, pause=pause,
          scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads, padding=padding, output=output,
          colour=colour, x=x,
          w_q=w_q, w_k=w_k, w_v=w_v, export_svg=export_svg, export_html=export_html, theme=theme, ascii_=ascii_,
@@ -406,6 +425,15 @@ def new(
     init: InitOpt = "integers",
     seed: Annotated[Optional[int], typer.Option("--seed", min=0, help="Random seed, for the same problem again.")] = None,
     labels: Annotated[Optional[str], typer.Option("--labels", help='Token labels, comma-separated: "I,love,cats".')] = None,
+    kv_heads: Annotated[Optional[int], typer.Option("--kv-heads", min=1, show_default=False, help=(
+        "Grouped-query attention: W_K and W_V hold this many key/value blocks (a divisor of --heads; 1: "
+        "multi-query)."))] = None,
+    rope: Annotated[bool, typer.Option("--rope", help="Turn q and k by position (rotary embedding; each head's d_k "
+                                                      "even, 4 by default).")] = False,
+    alibi: Annotated[bool, typer.Option("--alibi", help="Add the ALiBi bias -slope · |i - j| to the scaled "
+                                                        "scores.")] = False,
+    softcap: Annotated[Optional[float], typer.Option("--softcap", callback=lambda v: _positive(v), show_default=False,
+                                                     help="Soft-cap the scores: c · tanh(score / c).")] = None,
     output: OutputOpt = None,
 ) -> None:
     """Write a ready-to-edit problem with random weights."""
@@ -417,7 +445,7 @@ def new(
         raise AttntraceError(f"--labels gives {len(names)} labels but --tokens is {tokens}", exit_code=2)
     try:
         problem = random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init, seed=seed,
-                                 tokens=names)
+                                 tokens=names, kv_heads=kv_heads, rope=rope, alibi=alibi, softcap=softcap)
     except AttntraceError as e:
         raise AttntraceError(f"new: {e}", exit_code=2) from None  # every size comes from an option
     env = _env()
@@ -566,7 +594,7 @@ def assign(
                                       help="The class seed: the same roster and seed give the same problems.")],
     tokens: TokensOpt = 3, d_model: DModelOpt = 4, d_k: DkOpt = None, d_v: DvOpt = None, heads: SizeHeadsOpt = 1,
     init: InitOpt = "integers",
-    mask: MaskOpt = None, window: WindowOpt = None,
+    mask: MaskNoPaddingOpt = None, window: WindowOpt = None,
     scale: Annotated[Optional[bool], typer.Option(
         "--scale/--no-scale", help="Divide the scores by sqrt(d_k). Default: as new does (not for integers).",
         show_default=False)] = None,
@@ -593,20 +621,27 @@ def assign(
                 f"mark them with attntrace check {output}")
 
 
+# the options `model` and `bert` share
+SentenceArg = Annotated[str, typer.Argument(help="The sentence to run through the model.")]
+LayerOpt = Annotated[int, typer.Option("--layer", "-l", help="Layer, from 1.")]
+HeadOpt = Annotated[int, typer.Option("--head", help="Head, from 1.")]
+TokenOpt = Annotated[Optional[int], typer.Option("--input", "-i", show_default=False,
+                                                 help="Trace this token only (steps 4 to 7), from 1.")]
+ExtractOpt = Annotated[Optional[Path], typer.Option("--extract", dir_okay=False, show_default=False,
+                                                    help="Write this head as a problem file and stop.")]
+WhoOpt = Annotated[bool, typer.Option("--who", help="Only the compact view: each token's top 3 tokens.")]
+AllHeadsOpt = Annotated[bool, typer.Option("--all-heads", help="Summarise who attends to whom over every head of the "
+                                                               "layer.")]
+
+
 def bert(
-    sentence: Annotated[str, typer.Argument(help="The sentence to run through the model.")],
-    layer: Annotated[int, typer.Option("--layer", "-l", help="Layer, from 1.")] = 1,
-    head: Annotated[int, typer.Option("--head", help="Head, from 1.")] = 1,
+    sentence: SentenceArg,
+    layer: LayerOpt = 1,
+    head: HeadOpt = 1,
     model: Annotated[Optional[Path], typer.Option("--model", file_okay=False, show_default=False,
                                                   help="A Hugging Face BERT directory (config.json, model.safetensors, "
                                                        "tokenizer.json or vocab.txt). Default: all-MiniLM-L6-v2.")] = None,
-    input_: Annotated[Optional[int], typer.Option("--input", "-i", show_default=False,
-                                                  help="Trace this token only (steps 4 to 7), from 1.")] = None,
-    extract: Annotated[Optional[Path], typer.Option("--extract", dir_okay=False, show_default=False,
-                                                    help="Write this head as a problem file and stop.")] = None,
-    who: Annotated[bool, typer.Option("--who", help="Only the compact view: each token's top 3 tokens.")] = False,
-    all_heads: Annotated[bool, typer.Option("--all-heads", help="Summarise who attends to whom over every head "
-                                                                "of the layer.")] = False,
+    input_: TokenOpt = None, extract: ExtractOpt = None, who: WhoOpt = False, all_heads: AllHeadsOpt = False,
     no_special: Annotated[bool, typer.Option("--no-special", help="Leave [CLS] and [SEP] out of the who-attends-to-whom "
                                                                   "lists; the weights stay the model's own (each line "
                                                                   "ends with its weight on them).")] = False,
@@ -616,10 +651,51 @@ def bert(
     theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False,
 ) -> None:
     """Trace one head of a real BERT-family model on a sentence (numpy only; no torch, no network)."""
+    from attntrace.models.bert.files import DEFAULT_NAME, default_model_dir
+
+    _model_head(lambda: default_model_dir() if model is None else model, DEFAULT_NAME if model is None else str(model),
+                "bert", sentence, layer, head, input_, extract, who, all_heads, no_special,
+                _settings(scale=scale, scale_by=scale_by, mask=mask, window=window),
+                _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_), carry_rounding)
+
+
+def model(
+    name: Annotated[str, typer.Argument(
+        metavar="MODEL", show_default=False,
+        help="A model's directory (config.json; model.safetensors, or shards with model.safetensors.index.json; "
+             "tokenizer.json), or the id of a model already in the local Hugging Face cache (never downloaded).")],
+    sentence: SentenceArg,
+    layer: LayerOpt = 1,
+    head: HeadOpt = 1,
+    input_: TokenOpt = None, extract: ExtractOpt = None, who: WhoOpt = False, all_heads: AllHeadsOpt = False,
+    no_special: Annotated[bool, typer.Option("--no-special", help="Leave the special tokens the tokenizer adds ([CLS], "
+                                                                  "[SEP], <s>) out of the who-attends-to-whom lists; "
+                                                                  "the weights stay the model's own.")] = False,
+    fmt: FormatOpt = None, precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
+    scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
+    output: OutputOpt = None, colour: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
+    theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False,
+) -> None:
+    """Trace one head of a local Hugging Face model (BERT, GPT-2, Llama, Qwen2 or Mistral) on a sentence, in numpy
+    (no torch, no network)."""
+    from attntrace.models.locate import find
+
+    shown = str(Path(name)) if Path(name).name not in ("", ".", "..") else Path(name).resolve().name  # titles say it
+    _model_head(lambda: find(name), shown, None, sentence, layer, head, input_, extract, who, all_heads, no_special,
+                _settings(scale=scale, scale_by=scale_by, mask=mask, window=window),
+                _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_), carry_rounding)
+
+
+def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str], sentence: str, layer: int,
+                head: int, input_: Optional[int], extract: Optional[Path], who: bool, all_heads: bool, no_special: bool,
+                settings: dict[str, Any], opts: OutputOptions, carry_rounding: bool) -> None:
+    """what `model` and `bert` do: run the sentence up to the layer in the model directory where() finds, then trace
+    the head, summarise the layer, or extract the head"""
     from attntrace.model.contract import problem_to_dict
     from attntrace.model.engine import trace
     from attntrace.model.problem import override, problem_error
-    from attntrace.models.bert.session import entering, model_name
+    from attntrace.models.session import entering
+    from attntrace.models.tokenize import together
     from attntrace.views.steps import layer_summary_steps, run_steps, step_steps, walk_rows, who_steps
 
     if no_special and not all_heads and extract is not None:
@@ -628,29 +704,34 @@ def bert(
     if no_special and not all_heads and input_ is not None and not who:
         raise AttntraceError("--no-special is for the who-attends-to-whom lists, which --input shows only with --who; "
                              "add --who", exit_code=2)
-    distinct([extract, output, export_svg, export_html], [model])
+    directory = where()
+    distinct([extract, opts.output, opts.export_svg, opts.export_html], [directory])
     env = _env()
-    with env.progress(f"loading {model_name(model)} and running it up to layer {layer}…"):
-        sentence_at = entering(sentence, layer, head, model)
-    special = sentence_at.encoding.special
-    leave_out = tuple(i for i, flag in enumerate(special) if flag) if no_special else ()
-    if len(leave_out) == len(special):
-        raise AttntraceError("--no-special would leave out every token: the sentence has none besides [CLS] and [SEP]")
-    settings = _settings(scale=scale, scale_by=scale_by, mask=mask, window=window)
-    opts = _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_)
-    decimals = precision if carry_rounding else None
+    with env.progress(f"loading {name} and running it up to layer {layer}…"):
+        sentence_at = entering(directory, name, sentence, layer, head, model_type)
+    encoding = sentence_at.encoding
+    leave_out = tuple(i for i, flag in enumerate(encoding.special) if flag) if no_special else ()
+    if no_special and not leave_out:
+        env.message(f"note: {name}'s tokenizer adds no special tokens; --no-special leaves nothing out")
+    if leave_out and len(leave_out) == len(encoding.special):
+        raise AttntraceError(f"--no-special would leave out every token: the sentence has none besides "
+                             f"{together(encoding.special_names)}")
+    decimals = opts.precision if carry_rounding else None
     try:
         problem = override(sentence_at.problem(None if all_heads else head), **settings)
     except AttntraceError as e:
-        raise problem_error("bert", e) from None
+        raise problem_error(name, e) from None
     if all_heads:
         t = trace(problem, show=())
         summary = layer_summary_steps(t, f"Who attends to whom · {problem.name} · every head", leave_out=leave_out)
         _show_trace(env, t, summary, opts)
         return
     if extract is not None:
-        show(env, Document(data=problem_to_dict(problem)), OutputOptions(format="json", output=extract))
-        env.message(f"wrote {extract}: {problem.name}, {len(sentence_at.encoding.tokens)} tokens; "
+        written = problem_to_dict(problem)
+        if problem.rope is not None:  # the rotation is part of the head: the file must reproduce it
+            written.setdefault("rope", problem.rope.settings())
+        show(env, Document(data=written), OutputOptions(format="json", output=extract))
+        env.message(f"wrote {extract}: {problem.name}, {len(encoding.tokens)} tokens; "
                     f"trace it with attntrace run {extract}")
         return
     heading = f"Who attends to whom · {problem.name}"
@@ -661,7 +742,21 @@ def bert(
         t = trace(problem, show=[] if who else walk_rows(len(problem.x)), decimals=decimals)
         listed = who_steps(t, heading, leave_out=leave_out)
         steps = listed if who else [*run_steps(t), *listed]
-    _show_trace(env, t, steps, opts)
+    _show_head(env, t, steps, opts, head)
+
+
+def _show_head(env: Environment, t: Any, steps: Any, opts: OutputOptions, head: int) -> None:
+    """one head of a model, as _show_trace shows a trace, its JSON naming the head by its number in the layer"""
+    for warning in t.warnings:
+        env.message(f"warning: {warning}")
+    json_form = None
+    if opts.resolved_format(env) == "json":
+        from attntrace.model.contract import trace_form
+
+        json_form = trace_form(t)  # written a block of rows at a time
+        json_form["heads"][0]["head"] = head
+    show(env, Document(steps, json_form, title=t.problem.name), opts)
+
 
 
 # every command, with the example its help ends with
@@ -681,7 +776,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     'explain': ("Every cell's arithmetic for one input.", f"{FILE_OR_X}\n\nExample: attntrace explain --input 1"),
     'experiment': ("Run one of the seed articles' experiments.",
                    f"{EXPERIMENTS}\n\n{FILE}\n\nExample: attntrace experiment symmetric samples/scaled.json"),
-    'validate': ("Check a problem and print its shapes.", "Example: attntrace validate samples/two_heads.json"),
+    'validate': ("Check a problem and print its shapes.",
+                 FILE.replace("the built-in worked example of the seed article", "the matrices given with --x (and "
+                              "--w-q, --w-k, --w-v)") + "\n\nExample: attntrace validate samples/two_heads.json"),
     'schema': ("Print the JSON Schema of a problem file.", "Example: attntrace schema > attntrace.schema.json"),
     'new': ("Write a problem with random weights.",
             "Example: attntrace new --tokens 3 --d-model 4 --d-k 4 --d-v 4 --seed 1 -o homework.json"),
@@ -695,6 +792,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     'bert': ("Trace one head of a real BERT model.",
              'Example: attntrace bert "The animal didn\'t cross the street because it was too tired" --layer 5 '
              '--head 3 --who'),
+    'model': ("Trace one head of a local Hugging Face model.",
+              "MODEL is a directory (config.json, model.safetensors or its shards, tokenizer.json) or the id of a "
+              "model already in the local Hugging Face cache; nothing is downloaded.\n\nExample: attntrace model "
+              'Qwen/Qwen2-0.5B "The animal didn\'t cross the street because it was too tired" --layer 12 --head 3'),
 }
 
 

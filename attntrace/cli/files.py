@@ -6,7 +6,7 @@ import os
 import signal
 import stat
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -17,13 +17,15 @@ class Interrupted(Exception):
     """SIGTERM while files are being written: stop, and clean up"""
 
 
-def write_files(texts: dict[Path, str]) -> None:
+def write_files(texts: Mapping[Path, str | Iterable[str]]) -> None:
     """write every file completely, or none: all are written beside their targets, then renamed over them.
 
+    A text may be given piece by piece (an iterable of strings), and is then written as it comes, never held whole.
     A symlink is followed: the file it points to is replaced, the link kept. A target that is not a regular file
     (/dev/null, a FIFO, /dev/stdout when stdout is a pipe) is written in place. UTF-8 with LF line endings.
     """
-    encoded = {path: _encoded(path, text) for path, text in texts.items()}
+    encoded = {path: [_encoded(path, text)] if isinstance(text, str) else _pieces(path, text)
+               for path, text in texts.items()}
     for path in encoded:
         _writable(path)
     real = {path: _replaced(path) for path in encoded}  # None: written in place
@@ -59,6 +61,11 @@ def _replaced(path: Path) -> Path | None:
     return target if stat.S_ISREG(info.st_mode) else None
 
 
+def _pieces(path: Path, texts: Iterable[str]) -> Iterator[bytes]:
+    for text in texts:
+        yield _encoded(path, text)
+
+
 def _encoded(path: Path, text: str) -> bytes:
     try:
         return text.encode("utf-8")
@@ -79,12 +86,12 @@ def _writable(path: Path) -> None:
         raise AttntraceError(f"{path}: cannot write it: the folder {folder} does not exist")
 
 
-def _temporary(path: Path, data: bytes) -> Path:
+def _temporary(path: Path, data: Iterable[bytes]) -> Path:
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     temp = Path(name)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            f.writelines(data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(temp, _mode(path))
@@ -94,9 +101,9 @@ def _temporary(path: Path, data: bytes) -> Path:
     return temp
 
 
-def _write(path: Path, data: bytes) -> None:
+def _write(path: Path, data: Iterable[bytes]) -> None:
     with open(path, "wb") as f:
-        f.write(data)
+        f.writelines(data)
 
 
 def _mode(path: Path) -> int:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from attntrace.cli.files import write_files
 from attntrace.cli.terminal import Environment
-from attntrace.render.document import Document, Style, render
+from attntrace.render.document import Document, Style, render, stream
 from attntrace.render.export import exports
 
 
@@ -36,18 +37,22 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     fmt = opts.resolved_format(env)
     to_file = opts.output is not None
     width = env.width if env.stdout_isatty and not to_file else 100
-    pages = render(document, fmt, Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from, opts.ascii))
-    files = exports(document.steps, opts.precision, opts.export_svg, opts.export_html, document.title, opts.theme)
+    style = Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from, opts.ascii)
+    if opts.pause and env.can_pause(to_file):
+        pages = render(document, fmt, style)
+        write_files(exports(document.steps, opts.precision, opts.export_svg, opts.export_html, document.title, opts.theme))
+        for number, page in enumerate(pages):
+            env.write(page)
+            if number + 1 < len(pages) and not env.pause():
+                return
+        return
+    text = stream(document, fmt, style)  # JSON and CSV a block of rows at a time, never the whole text at once
+    files: dict[Path, str | Iterable[str]] = {**exports(document.steps, opts.precision, opts.export_svg,
+                                                        opts.export_html, document.title, opts.theme)}
     if opts.output is not None:
-        files[opts.output] = "".join(pages)
+        files[opts.output] = text
     write_files(files)  # every file or none, before anything reaches stdout
-    if opts.output is not None:
-        return
-    if not (opts.pause and env.can_pause(False)) or len(pages) < 2:
-        env.write("".join(pages))
-        return
-    for number, page in enumerate(pages):
-        env.write(page)
-        if number + 1 < len(pages) and not env.pause():
-            return
+    if opts.output is None:
+        for piece in text:
+            env.write(piece)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,12 @@ def parse(text: str, name: str, literals: bool = False) -> Any:
 
     literals: keep NaN and Infinity as Literal values for the caller to refuse by cell, instead of refusing them here
     """
+    value = _fast(text)
+    return strict(text, name, literals) if value is _UNSURE else value
+
+
+def strict(text: str, name: str, literals: bool = False) -> Any:
+    """parse, by the standard library with every check in Python: slow, but it names what is wrong"""
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_int=_integer,
                           parse_constant=Literal if literals else _no_constant)
@@ -36,6 +43,68 @@ def parse(text: str, name: str, literals: bool = False) -> Any:
         raise AttntraceError(f"{name}: nested too deeply; a problem's matrices are lists of rows") from None
     except _Bad as e:
         raise AttntraceError(f"{name}: {e}") from None
+
+
+_UNSURE = object()
+_DIGITS_AS_ZEROS = str.maketrans("0123456789.", "0000000000d")  # a decimal point as "d": digits after it are a fraction
+_LONG_RUN = "0" * 19  # an integer of 19 digits or more may be past 64 bits: orjson reads it as a float, strict as an int
+_DEEP = 200  # nesting that deep is left to strict, which refuses what is too deep
+
+
+def _fast(text: str) -> Any:
+    """text parsed by orjson when the result is sure to be strict's, else _UNSURE (then strict parses it, or explains)
+
+    orjson refuses NaN, Infinity, 1e999, lone surrogates and what is not JSON, as strict does (strict then says why); it
+    keeps the last of duplicate keys, so the colons of the text must all be accounted for by the parsed objects' keys.
+    """
+    if not _orjson_reads_exactly():
+        return _UNSURE
+    import orjson
+
+    digits = text.translate(_DIGITS_AS_ZEROS)
+    long_integer = digits.count(_LONG_RUN) != digits.count("d" + _LONG_RUN)
+    del digits
+    if long_integer or "\\u003" in text:  # an integer orjson reads as a float, or a ":" written as an escape
+        return _UNSURE
+    try:
+        value = orjson.loads(text)
+        accounted = _colons(value, 0)
+    except (orjson.JSONDecodeError, RecursionError, _Deep):
+        return _UNSURE
+    return value if accounted == text.count(":") else _UNSURE
+
+
+@cache
+def _orjson_reads_exactly() -> bool:
+    """whether orjson is there and reads numbers hard to round as Python does (checked once)"""
+    try:
+        import orjson
+    except ImportError:
+        return False
+    hard = ["2.4703282292062328e-324", "2.2250738585072011e-308", "1.7976931348623157e308", "9007199254740993", "1e23",
+            "0.1000000000000000055511151231257827021181583404541015625", "7.038531e-26", "8.98846567431158e307",
+            "-0.0", "1.00000000000000011102230246251565404236316680908203125", "5e-324", "123456789012345678"]
+    return [repr(v) for v in orjson.loads("[" + ",".join(hard) + "]")] == [repr(json.loads(v)) for v in hard]
+
+
+class _Deep(Exception):
+    pass
+
+
+def _colons(value: Any, depth: int) -> int:
+    """the colons a JSON text of value holds when no key is repeated: one per key, and those inside strings"""
+    if depth > _DEEP:
+        raise _Deep()
+    if isinstance(value, str):
+        return value.count(":")
+    if isinstance(value, dict):
+        return sum(1 + key.count(":") + _colons(item, depth + 1) for key, item in value.items())
+    if isinstance(value, list) and not set(map(type, value)) <= _SCALARS:
+        return sum(_colons(item, depth + 1) for item in value)
+    return 0
+
+
+_SCALARS = {int, float, bool, type(None)}
 
 
 def settings(path: Path, example: str, literals: bool = False) -> dict[str, Any]:

@@ -19,7 +19,8 @@ from attntrace.model.problem import MAX_NAME, Problem, example, problem_error
 
 MATRIX_KEYS = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIAS_KEYS = ("b_q", "b_k", "b_v", "b_o")
-SETTING_KEYS = ("heads", "scale", "mask", "window", "padding", "layout", "tokens", "source_tokens", "name")
+SETTING_KEYS = ("heads", "kv_heads", "scale", "mask", "window", "padding", "rope", "alibi", "softcap", "layout", "tokens",
+                "source_tokens", "name")
 KEYS = MATRIX_KEYS + BIAS_KEYS + SETTING_KEYS
 LAYOUTS = ("x_w", "torch")
 
@@ -223,6 +224,10 @@ def _problem(data: dict[str, Any]) -> Problem:
     return Problem(
         **arrays,
         heads=_whole(data.get("heads", 1), "heads", 1),
+        kv_heads=None if data.get("kv_heads") is None else _whole(data["kv_heads"], "kv_heads", 1),
+        rope=data.get("rope"),
+        alibi=data.get("alibi", False),
+        softcap=_scale(data.get("softcap")),
         scale=_scale(data.get("scale", True)),
         mask=_masks(data),
         tokens=None if data.get("tokens") is None else values.labels(data["tokens"], "tokens"),

@@ -39,6 +39,9 @@ def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, st
         "no_mask": ("mask left out", "the mask was left out: keys it hides were attended to"),
         "inverted": ("mask inverted", inverted),
         "transposed_mask": ("mask transposed", transposed),
+        "no_bias": ("ALiBi bias left out", "the ALiBi bias (-slope · |i - j|) was not added to the scaled scores"),
+        "no_cap": ("soft-capping left out", f"the soft-capping was left out: the scores were not turned into "
+                   f"{t.problem.softcap or 0:g} · tanh(score / {t.problem.softcap or 0:g})"),
     }
     if step in ("q", "k", "v"):
         letter = step.upper()
@@ -49,9 +52,22 @@ def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, st
             out.append(("w_q", "Q used where K belongs", "Q was used where K belongs: K was computed with W_Q"))
         out.append(("interleaved", "heads interleaved",
                     f"the heads were split as interleaved columns (every {_ordinal(d.heads)} column) instead of contiguous blocks"))
+        if step != "q":
+            out.append(("kv_block", "wrong key/value block",
+                        f"the wrong key/value block: head a reads block ⌊(a-1) / {d.heads // d.kv_heads}⌋ + 1 of W_"
+                        f"{letter} (the query heads that share a block are next to each other), not block "
+                        f"(a-1) mod {d.kv_heads} + 1"))
         return out
+    if step in ("q_rotated", "k_rotated"):
+        which = step[0].upper()
+        other = "2i - 1 with 2i" if t.problem.rope is not None and t.problem.rope.pairs == "half" else "i with i + d_k/2"
+        return [("unrotated", "rotation forgotten", f"the rotation was forgotten: {which} was not turned by position"),
+                ("pairs", "rope pairs mixed up", f"the pairs were mixed up: {which} was turned with dimension {other} "
+                                                  "paired")]
     if step == "scores":
-        return [("kq", "Q and K swapped", "Q and K were swapped: the scores are K Q^T, the transpose of Q K^T"),
+        return [("unrotated", "rotation forgotten", "the rotation was forgotten: the scores are q · k of Q and K as "
+                                                      "projected, not as turned by position"),
+                ("kq", "Q and K swapped", "Q and K were swapped: the scores are K Q^T, the transpose of Q K^T"),
                 ("kk", "K used where Q belongs", "K was used where Q belongs: the scores are K K^T")]
     if step == "scaled":
         return [(v, *divisor[v]) for v in divisor]

@@ -14,7 +14,7 @@ from attntrace.model.engine import trace
 from attntrace.model.maths import round_half_up
 from attntrace.model.problem import Problem, dims
 from attntrace.model.trace import Trace
-from attntrace.views.text import plural
+from attntrace.words import plural
 
 EXACT_FROM = 9  # a cell written with this many decimals or more is exact work, judged to within 1e-9
 RIGHT, WRONG, CONSEQUENCE, NOT_ANSWERED = "right", "wrong", "consequence", "not answered"
@@ -287,7 +287,12 @@ class Work:
         if self.answered((head, "scaled")):
             return self.own((head, "scaled"))
         scores = self.own((head, "scores"))
-        return Own(masked(self.t, scores.values / self.t.divisor), scores.eps / self.t.divisor)
+        values, bias, cap = scores.values / self.t.divisor, self.t.heads[head - 1].bias, self.t.problem.softcap
+        if bias is not None:
+            values = values + bias
+        if cap is not None:
+            values = cap * np.tanh(values / cap)
+        return Own(masked(self.t, values), scores.eps / self.t.divisor)
 
     # --- marking ---
     def mark_all(self) -> list[Item]:
@@ -395,7 +400,10 @@ def depends(t: Trace, key: Key) -> list[Key]:
     head, step = key
     if head is None:
         return [(a, "output") for a in range(1, len(t.heads) + 1)]
-    inputs: dict[str, list[Key]] = {"scores": [(head, "q"), (head, "k")], "scaled": [(head, "scores")],
+    turned = t.problem.rope is not None
+    inputs: dict[str, list[Key]] = {"q_rotated": [(head, "q")], "k_rotated": [(head, "k")],
+            "scores": [(head, "q_rotated"), (head, "k_rotated")] if turned else [(head, "q"), (head, "k")],
+            "scaled": [(head, "scores")],
             "weights": [(head, "scaled") if (head, "scaled") in asked(t) else (head, "scores")],
             "output": [(head, "weights"), (head, "v")]}
     return inputs.get(step, [])

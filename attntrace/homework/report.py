@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, WRONG, Item, Report
 from attntrace.render.escape import visible
-from attntrace.views.text import plural
+from attntrace.words import plural
 
 if TYPE_CHECKING:
     from attntrace.render.document import Document

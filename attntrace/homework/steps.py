@@ -23,6 +23,8 @@ def recompute(work: Work, key: Key, variant: str | None) -> Redo | None:
         return _final(work, variant)
     if step in ("q", "k", "v"):
         return _projection(work, head, step, variant)
+    if step in ("q_rotated", "k_rotated"):
+        return _rotation(work, head, step, variant)
     return {"scores": _scores, "scaled": _scaled, "weights": _weights, "output": _output}[step](work, head, variant)
 
 
@@ -32,10 +34,16 @@ def _projection(work: Work, head: int, step: str, variant: str | None) -> Redo |
     x = p.x[list(t.rows)] if step == "q" else p.kv_input
     w, b = getattr(p, f"w_{step}"), getattr(p, f"b_{step}")
     size = t.dims.d_v if step == "v" else t.dims.d_k
-    cols: slice = slice((head - 1) * size, head * size)
+    block = head - 1 if step == "q" else t.dims.kv_block(head - 1)  # the key/value block of grouped-query heads
+    cols: slice = slice(block * size, (block + 1) * size)
     if variant is None or w is None:
         return None
-    if variant == "transposed":
+    if variant == "kv_block":  # grouped-query heads matched to blocks in turn (a mod kv_heads), not in runs
+        other = (head - 1) % t.dims.kv_heads
+        if step == "q" or t.dims.kv_heads == t.dims.heads or other == block:
+            return None
+        cols = slice(other * size, (other + 1) * size)
+    elif variant == "transposed":
         if w.shape[0] != w.shape[1] or np.array_equal(w, w.T):
             return None
         w = w.T
@@ -54,8 +62,39 @@ def _projection(work: Work, head: int, step: str, variant: str | None) -> Redo |
     return [values], np.zeros(values.shape)
 
 
+def _rotation(work: Work, head: int, step: str, variant: str | None) -> Redo | None:
+    """q or k turned by position from the student's own q or k: as the problem pairs dimensions, the other way, or not
+    at all"""
+    from attntrace.model.variants import PAIRS, rotate
+
+    t, rope = work.t, work.t.problem.rope
+    assert rope is not None and t.query_angles is not None and t.key_angles is not None
+    own = work.own((head, step[0]))
+    angles = t.query_angles if step == "q_rotated" else t.key_angles
+    pairs = rope.pairs
+    if variant == "unrotated":
+        return [own.values], own.eps
+    if variant == "pairs":
+        if t.dims.d_k == 2:
+            return None
+        pairs = next(p for p in PAIRS if p != rope.pairs)
+    elif variant is not None:
+        return None
+    unit = 0.5 * 10.0 ** -min(work.precision, 12)  # cos θ and sin θ as a student rounds them
+    size = np.abs(own.values) + own.eps
+    bound = rotate(own.eps, np.zeros_like(angles), pairs) + own.eps[:, ::-1] + unit * (size + size[:, ::-1])
+    return [rotate(own.values, angles, pairs)], np.abs(bound)
+
+
 def _scores(work: Work, head: int, variant: str | None) -> Redo | None:
-    q, k = work.own((head, "q")), work.own((head, "k"))
+    turned = work.t.problem.rope is not None
+    q, k = (work.own((head, "q_rotated")), work.own((head, "k_rotated"))) if turned else \
+        (work.own((head, "q")), work.own((head, "k")))
+    if variant == "unrotated":  # the scores of q and k as projected: the rotation forgotten
+        if not turned:
+            return None
+        q, k = work.own((head, "q")), work.own((head, "k"))
+        variant = None
     if variant == "kq":  # Q and K swapped: the transpose
         if work.t.query is not None or work.t.problem.source is not None:
             return None
@@ -72,12 +111,12 @@ def _scores(work: Work, head: int, variant: str | None) -> Redo | None:
     return [a.values @ b.values.T], bound
 
 
-DIVISOR_VARIANTS = ("unscaled", "sqrt_d_model", "scaled_when_none")
+DIVISOR_VARIANTS = ("unscaled", "sqrt_d_model", "scaled_when_none", "no_bias", "no_cap")
 MASK_VARIANTS = ("no_mask", "inverted", "transposed_mask")
 
 
-def _divided(work: Work, scores: Own, variant: str | None) -> tuple[np.ndarray, np.ndarray] | None:
-    """the scores divided and masked as the problem says, or as a wrong convention does"""
+def _divided(work: Work, scores: Own, variant: str | None, head: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """the scores divided, biased, capped and masked as the problem says, or as a wrong convention does"""
     t = work.t
     divisor, allowed = t.divisor, t.allowed
     if variant == "unscaled":
@@ -103,16 +142,23 @@ def _divided(work: Work, scores: Own, variant: str | None) -> tuple[np.ndarray, 
             if t.query is not None or allowed.shape[0] != allowed.shape[1] or np.array_equal(allowed, allowed.T):
                 return None
             allowed = allowed.T
-    elif variant is not None:
+    elif variant is not None and variant not in ("no_bias", "no_cap"):
         return None
-    values = scores.values / divisor
+    values, eps = scores.values / divisor, scores.eps / divisor
+    bias = t.heads[head - 1].bias
+    if variant in ("no_bias", "no_cap") and (bias if variant == "no_bias" else t.problem.softcap) is None:
+        return None
+    if bias is not None and variant != "no_bias":
+        values = values + bias
+    if t.problem.softcap is not None and variant != "no_cap":
+        values = t.problem.softcap * np.tanh(values / t.problem.softcap)  # never moves a value more than its input
     if allowed is not None:
         values = np.where(allowed, values, -np.inf)
-    return values, scores.eps / divisor
+    return values, eps
 
 
 def _scaled(work: Work, head: int, variant: str | None) -> Redo | None:
-    divided = _divided(work, work.own((head, "scores")), variant)
+    divided = _divided(work, work.own((head, "scores")), variant, head)
     if divided is None:
         return None
     values, eps = divided
@@ -123,7 +169,7 @@ def _weights(work: Work, head: int, variant: str | None) -> Redo | None:
     if variant in DIVISOR_VARIANTS or variant in MASK_VARIANTS:
         if work.answered((head, "scaled")):  # then the mistake shows in the scaled scores, not here
             return None
-        divided = _divided(work, work.own((head, "scores")), variant)
+        divided = _divided(work, work.own((head, "scores")), variant, head)
         if divided is None:
             return None
         values, eps = divided

@@ -20,11 +20,16 @@ FORMATS = ("markdown", "plain", "json")
 def asked(t: Trace) -> list[Key]:
     """what the problem asks for, in the order a student computes it: per head Q ... output, then the final output.
 
-    scaled is asked whenever the problem scales or masks; with one head and no W_O the final output is the head's
-    output, so it is asked once, as the head's.
+    scaled is asked whenever the problem scales, masks, biases or caps the scores; q and k turned by position whenever
+    it has rope; with one head and no W_O the final output is the head's output, so it is asked once, as the head's.
     """
-    scaled = t.divisor != 1.0 or t.allowed is not None
-    keys: list[Key] = [(a, key) for a in range(1, len(t.heads) + 1) for key in intermediates.KEYS if key != "scaled" or scaled]
+    p = t.problem
+    skipped = set()
+    if not (t.divisor != 1.0 or t.allowed is not None or p.alibi or p.softcap is not None):
+        skipped.add("scaled")
+    if p.rope is None:
+        skipped |= {"q_rotated", "k_rotated"}
+    keys: list[Key] = [(a, key) for a in range(1, len(t.heads) + 1) for key in intermediates.KEYS if key not in skipped]
     if len(t.heads) > 1 or t.problem.w_o is not None:
         keys.append((None, "output"))
     return keys

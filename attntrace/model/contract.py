@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -30,16 +32,32 @@ def _nulls(value: Any) -> Any:
     return value if math.isfinite(value) else None
 
 
-def _compact(a: np.ndarray) -> Any:
+def to_lists(value: Any) -> Any:
+    """a JSON form with its arrays as nested lists of Python numbers (floats as floats() gives them)"""
+    if isinstance(value, np.ndarray):
+        return floats(value) if value.dtype.kind == "f" else value.tolist()
+    if isinstance(value, dict):
+        return {k: to_lists(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [to_lists(v) for v in value]
+    return value
+
+
+def _compact(a: np.ndarray) -> np.ndarray:
     """a problem matrix for people to edit: whole numbers without a trailing .0"""
     a = np.asarray(a, dtype=np.float64) + 0.0
     if np.all(a == np.round(a)) and np.all(np.abs(a) < 2**53):
-        return a.astype(np.int64).tolist()
-    return a.tolist()
+        return a.astype(np.int64)
+    return a
 
 
 def problem_to_dict(problem: Problem) -> dict[str, Any]:
     """the problem file that reproduces this problem (weights in x · W layout)"""
+    return to_lists(problem_form(problem))  # type: ignore[no-any-return]
+
+
+def problem_form(problem: Problem) -> dict[str, Any]:
+    """problem_to_dict with its matrices as arrays, to be written a block of rows at a time"""
     out: dict[str, Any] = {}
     if problem.name is not None:
         out["name"] = problem.name
@@ -53,6 +71,14 @@ def problem_to_dict(problem: Problem) -> dict[str, Any]:
         out["source_tokens"] = list(problem.source_tokens)
     if problem.heads != 1:
         out["heads"] = problem.heads
+    if problem.kv_heads is not None:
+        out["kv_heads"] = problem.kv_heads
+    if problem.rope is not None:
+        out["rope"] = problem.rope.settings()
+    if problem.alibi:
+        out["alibi"] = True
+    if problem.softcap is not None:
+        out["softcap"] = problem.softcap
     out["scale"] = problem.scale
     if problem.mask:
         out["mask"] = list(problem.masks)
@@ -68,12 +94,19 @@ def config(t: Trace) -> dict[str, Any]:
         "heads": d.heads, "d_out": d.d_out, "cross": p.source is not None, "scale": p.scale,
         "divisor": t.divisor, "mask": list(p.masks), "window": p.window,
         "padding": None if p.padding is None else list(p.padding), "carry_rounding": t.decimals,
+        "kv_heads": d.kv_heads, "rope": None if p.rope is None else p.rope.settings(), "alibi": bool(p.alibi),
+        "softcap": p.softcap,
     }
 
 
 def trace_to_dict(t: Trace) -> dict[str, Any]:
     """the documented JSON form of a trace; a single-query trace holds that query's rows"""
-    heads = [_head_to_dict(t, a) for a in range(len(t.heads))]
+    return to_lists(trace_form(t))  # type: ignore[no-any-return]
+
+
+def trace_form(t: Trace) -> dict[str, Any]:
+    """trace_to_dict with the trace's own arrays in place of lists: what --format json writes a block of rows at a time"""
+    heads = [_head_form(t, a) for a in range(len(t.heads))]
     return {
         "format": FORMAT,
         "name": t.problem.name,
@@ -82,28 +115,38 @@ def trace_to_dict(t: Trace) -> dict[str, Any]:
         "query": t.query,
         "inputs": [r + 1 for r in t.rows],
         "config": config(t),
-        "problem": problem_to_dict(t.problem),
+        "problem": problem_form(t.problem),
         "heads": heads,
-        "concat": floats(t.concat),
-        "output": floats(t.output),
+        "concat": t.concat,
+        "output": t.output,
         "check": _self_check(t),
         "warnings": list(t.warnings),
     }
 
 
-def _head_to_dict(t: Trace, a: int) -> dict[str, Any]:
+def _head_form(t: Trace, a: int) -> dict[str, Any]:
     """head a's (from 0) intermediates under their keys, with step 6's weighted values, for the inputs shown, before the output"""
     h = t.heads[a]
-    values = {key: floats(getattr(h, key)) for key in intermediates.KEYS}
+    values = {key: getattr(h, key) for key in intermediates.KEYS if getattr(h, key) is not None}
     output = values.pop("output")
-    weighted = [{"input": i + 1, "values": floats(t.weighted(a, i))} for i in t.self_check.rows]
-    return {"head": a + 1, **values, "weighted": weighted, "output": output}
+    weighted = [{"input": i + 1, "values": t.weighted(a, i)} for i in t.self_check.rows]
+    out: dict[str, Any] = {"head": a + 1}
+    if h.kv_head is not None:  # grouped-query heads: the key/value block this head reads, from 1
+        out["kv_head"] = h.kv_head + 1
+    for key, value in values.items():  # with rope, q_rotated and k_rotated; with alibi, the bias; scaled: the logits
+        if key == "scaled" and h.bias is not None:
+            out["bias"] = h.bias
+        out[key] = value
+    return {**out, "weighted": weighted, "output": output}
 
 
 def _self_check(t: Trace) -> dict[str, Any]:
     """the JSON "check": step 8's self-check, under the key the contract documents"""
     c = t.self_check
-    return {"max_abs_diff": c.max_abs_diff, "tolerance": c.tolerance, "ok": c.ok, "inputs": [r + 1 for r in c.rows]}
+    out = {"max_abs_diff": c.max_abs_diff, "tolerance": c.tolerance, "ok": c.ok, "inputs": [r + 1 for r in c.rows]}
+    if c.from_exact is not None:
+        out["from_exact"] = c.from_exact  # carried rounding: the output's largest distance from the unrounded one
+    return out
 
 
 # characters JSON may carry raw that would reorder or break what a terminal shows: bidi controls, line separators
@@ -112,14 +155,94 @@ _UNSEEN = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\
 
 def dumps(data: Any) -> str:
     """one JSON document, never NaN; objects indented, each matrix row on one line"""
-    return _dump(data, "") + "\n"
+    return "".join(chunks(data))
 
 
-def _dump(value: Any, indent: str) -> str:
+def chunks(data: Any) -> Iterator[str]:
+    """dumps(data) piece by piece: an array (as trace_form holds them) a block of rows at a time, never all at once"""
+    yield from _pieces(data, "")
+    yield "\n"
+
+
+def _pieces(value: Any, indent: str) -> Iterator[str]:
     inner = indent + "  "
-    if isinstance(value, dict) and value:
-        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_dump(v, inner)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
-    if isinstance(value, list) and value and all(isinstance(v, (list, dict)) for v in value):
-        return "[\n" + ",\n".join(inner + _dump(v, inner) for v in value) + "\n" + indent + "]"
-    return _UNSEEN.sub(lambda m: f"\\u{ord(m[0]):04x}", json.dumps(value, ensure_ascii=False, allow_nan=False))
+    if isinstance(value, np.ndarray) and (value.ndim not in (1, 2) or value.ndim == 2 and not len(value)):
+        value = to_lists(value)
+    if isinstance(value, np.ndarray) and value.ndim == 2:
+        yield "[\n" + inner
+        yield from _rows(value, ",\n" + inner)
+        yield "\n" + indent + "]"
+    elif isinstance(value, np.ndarray):
+        yield from _rows(value[None, :], "")
+    elif isinstance(value, dict) and value:
+        for number, (k, v) in enumerate(value.items()):
+            yield ("{\n" if number == 0 else ",\n") + f"{inner}{json.dumps(k, ensure_ascii=False)}: "
+            yield from _pieces(v, inner)
+        yield "\n" + indent + "}"
+    elif isinstance(value, list) and value and all(isinstance(v, (list, dict, np.ndarray)) for v in value):
+        for number, v in enumerate(value):
+            yield ("[\n" if number == 0 else ",\n") + inner
+            yield from _pieces(v, inner)
+        yield "\n" + indent + "]"
+    else:
+        text = json.dumps(to_lists(value), ensure_ascii=False, allow_nan=False)
+        yield _UNSEEN.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+BLOCK = 1 << 18  # cells formatted at a time: a few megabytes of text
+
+
+def _rows(a: np.ndarray, between: str) -> Iterator[str]:
+    """the rows of a 2-D array as JSON lists with `between` between them, a block of rows at a time"""
+    step = max(1, BLOCK // max(1, a.shape[1]))
+    for start in range(0, len(a), step):
+        if start:
+            yield between
+        yield _lines(a[start:start + step], between)
+
+
+def _lines(block: np.ndarray, between: str) -> str:
+    """json.dumps of each row (Python's shortest repr of each float, -0.0 as 0.0, null where not finite), joined"""
+    if block.dtype.kind == "f":
+        block = block + 0.0
+    if not _orjson_agrees():
+        return _NOT_FINITE.sub("null", str(block.tolist())[1:-1]).replace("], [", f"]{between}[")
+    import orjson
+
+    reprs: list[bytes] = []
+    if block.dtype.kind == "f":
+        size = np.abs(block)
+        missing = ~(size < np.inf)
+        odd = missing | ((size > _ODD[0]) & (size < _ODD[1]))  # not finite, or written unlike repr() by orjson
+        if odd.any():
+            shown = str(block[odd].tolist())[1:-1]
+            reprs = (_NOT_FINITE.sub("null", shown) if missing.any() else shown).encode("ascii").split(b", ")
+            block = np.where(odd, np.nan, block)  # orjson writes each of them as null, replaced below in turn
+    text = orjson.dumps(np.ascontiguousarray(block), option=orjson.OPT_SERIALIZE_NUMPY)  # a column slice is not
+    if reprs:
+        parts = text.split(b"null")
+        joined = [b""] * (len(parts) + len(reprs))
+        joined[0::2], joined[1::2] = parts, reprs
+        text = b"".join(joined)
+    text = text.replace(b",", b", ").replace(b"], [", f"]{between}[".encode())
+    return str(memoryview(text)[1:-1], "ascii")
+
+
+# where orjson writes 0.000015 and 1.5e-7 for repr()'s 1.5e-05 and 1.5e-07; below 1e-9 and from 1e-4 up they agree
+_ODD = (0.99e-9, 1.01e-4)
+_NOT_FINITE = re.compile(r"-?inf|nan")
+
+
+@cache
+def _orjson_agrees() -> bool:
+    """whether orjson is there and writes every probe number outside _ODD as repr() does (checked once)"""
+    try:
+        import orjson
+    except ImportError:
+        return False
+    decades = [m * 10.0**e for e in range(-324, 309) for m in (1, 1.5, 2.2250738585072014, 9.999999999999998)]
+    probes = np.array([*decades, 5e-324, 1.7976931348623157e308, 1 / 3, 0.1, 9007199254740993.0, 0.0])
+    probes = probes[np.isfinite(probes) & ~((probes > _ODD[0]) & (probes < _ODD[1]))]
+    probes = np.concatenate([probes, -probes[probes > 0]])
+    written = orjson.dumps(probes, option=orjson.OPT_SERIALIZE_NUMPY).decode("ascii")
+    return written[1:-1].split(",") == [repr(v) for v in probes.tolist()]

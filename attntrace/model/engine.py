@@ -100,6 +100,7 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
         say.finite(5, a, "weights", weights, "the softmax of finite scores")
         if allowed is not None:
             scaled = np.where(allowed, scaled, -np.inf)  # [n_q, m], -inf where masked
+            uncapped = None if uncapped is None else np.where(allowed, uncapped, -np.inf)
         if decimals is None:
             output = weights @ v  # [n_q, m] @ [m, d_v] -> [n_q, d_v]
         else:  # [n_q, m, d_v] -> [n_q, d_v]: each product rounded, then summed and rounded, by hand

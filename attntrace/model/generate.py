@@ -8,6 +8,8 @@ import numpy as np
 
 from attntrace.errors import AttntraceError
 from attntrace.model.problem import Problem, check_memory
+from attntrace.model.variants import Rope
+from attntrace.words import plural
 
 INITS = ("integers", "normal", "xavier", "kaiming")
 PER_HEAD = 3  # d_k and d_v per head when not given: the worked example's
@@ -38,17 +40,20 @@ def _decimals(std: float) -> int:
 
 
 def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | None = None, heads: int = 1,
-                   init: str = "integers", seed: int | None = None, tokens: tuple[str, ...] | None = None) -> Problem:
+                   init: str = "integers", seed: int | None = None, tokens: tuple[str, ...] | None = None,
+                   kv_heads: int | None = None, rope: bool = False, alibi: bool = False,
+                   softcap: float | None = None) -> Problem:
     """a problem ready to edit; integers (the default) can be computed by hand, like the worked example.
 
-    d_k and d_v count every head's columns together; None gives each head 3, as the worked example has.
+    d_k and d_v count every head's columns together; None gives each head 3, as the worked example has (4 with rope,
+    which turns pairs of dimensions). kv_heads: grouped-query heads, W_K and W_V hold that many blocks.
     """
     if init not in INITS:
         raise AttntraceError(f'unknown init "{init}"; use {", ".join(INITS)}')
     for name, value in (("tokens", n), ("d_model", d_model), ("heads", heads)):
         _whole(name, value)
     heads = int(heads)
-    d_k = PER_HEAD * heads if d_k is None else _whole("d_k", d_k)
+    d_k = (PER_HEAD + rope) * heads if d_k is None else _whole("d_k", d_k)
     d_v = PER_HEAD * heads if d_v is None else _whole("d_v", d_v)
     n, d_model = int(n), int(d_model)
     for name, size in (("d_k", d_k), ("d_v", d_v)):
@@ -56,6 +61,12 @@ def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | N
             fits = [s for s in (size - size % heads, size - size % heads + heads) if s > 0]
             raise AttntraceError(f"heads = {heads} does not divide {name} = {size} (each head takes {name} / heads "
                                  f"of the columns); give {name} = {' or '.join(map(str, fits))}")
+    groups = heads if kv_heads is None else _whole("kv_heads", kv_heads)
+    if heads % groups:
+        raise AttntraceError(f"kv_heads = {groups} does not divide heads = {heads}; give a divisor of {heads}")
+    if rope and (d_k // heads) % 2:
+        raise AttntraceError(f"rope turns pairs of dimensions, so each head's d_k must be even; it is {d_k // heads} "
+                             f"(d_k = {d_k} over {heads} head{'s' * (heads > 1)}): give d_k = {d_k + heads}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise AttntraceError(f"seed = {seed!r} must be a whole number of at least 0")
     if tokens is not None and len(tokens) != n:
@@ -65,10 +76,15 @@ def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | N
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 3, size=(n, d_model)).astype(np.float64) if init == "integers" else np.round(
         rng.normal(size=(n, d_model)), 4)
+    variants = [f"{groups} key/value block{'s' * (groups > 1)}"] if kv_heads is not None else []
+    variants += [name for name, on in (("rope", rope), ("alibi", alibi)) if on]
+    variants += [f"softcap {softcap:g}"] if softcap is not None else []
     return Problem(
-        x=x, w_q=_weights(rng, init, d_model, d_k), w_k=_weights(rng, init, d_model, d_k),
-        w_v=_weights(rng, init, d_model, d_v), heads=heads, scale=init != "integers", tokens=tokens,
-        name=f"{n} inputs, d_model = {d_model}, d_k = {d_k}, d_v = {d_v}, {heads} head{'s' * (heads > 1)} ({init})",
+        x=x, w_q=_weights(rng, init, d_model, d_k), w_k=_weights(rng, init, d_model, d_k // heads * groups),
+        w_v=_weights(rng, init, d_model, d_v // heads * groups), heads=heads, scale=init != "integers", tokens=tokens,
+        kv_heads=kv_heads, rope=Rope() if rope else None, alibi=alibi, softcap=softcap,
+        name=f"{plural(n, 'input')}, d_model = {d_model}, d_k = {d_k}, d_v = {d_v}, {heads} head{'s' * (heads > 1)} "
+             f"({', '.join([init, *variants])})",
     )
 
 
@@ -101,6 +117,11 @@ def one_hot(problem: Problem) -> bool:
     d = problem.dims
     if d.m < 2:  # one key always takes all the weight
         return False
+    if d.kv_heads != d.heads or problem.rope is not None or problem.alibi or problem.softcap is not None:
+        from attntrace.model.engine import trace  # the variants' logits as the engine makes them, a row at a time
+
+        rows = [trace(problem, query=i + 1).heads for i in range(min(d.n, CHECKED_ROWS))]
+        return all(float(h.weights.max()) > ONE_HOT for heads in rows for h in heads)
     q_all = _times(problem.x[:CHECKED_ROWS], problem.w_q)  # [rows, d_model] @ [d_model, heads*d_k] -> [rows, heads*d_k]
     k_all = _times(problem.x, problem.w_k)  # [n, d_model] @ [d_model, heads*d_k] -> [n, heads*d_k]
     s = divisor(problem, d.d_k)

@@ -18,6 +18,8 @@ INTERMEDIATES = (
     Intermediate("q", 3, "Q"),
     Intermediate("k", 3, "K"),
     Intermediate("v", 3, "V"),
+    Intermediate("q_rotated", 3, "Q turned by position"),  # with rope only
+    Intermediate("k_rotated", 3, "K turned by position"),
     Intermediate("scores", 4, "scores"),
     Intermediate("scaled", 4, "scaled scores"),
     Intermediate("weights", 5, "weights"),

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.words import plural
 
 
 class Mask(Protocol):
@@ -76,7 +77,8 @@ class Padding:
 
     def allowed(self, rows: np.ndarray, m: int) -> np.ndarray:
         if len(self.flags) != m:
-            raise AttntraceError(f"padding has {len(self.flags)} values but there are {m} keys")
+            raise AttntraceError(f"padding has {plural(len(self.flags), 'value')} "
+                                 f"but there {'is' if m == 1 else 'are'} {plural(m, 'key')}")
         return np.broadcast_to(~np.asarray(self.flags, dtype=bool)[None, :], (len(rows), m))
 
     def words(self) -> str:

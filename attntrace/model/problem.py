@@ -13,6 +13,7 @@ from attntrace.errors import AttntraceError
 from attntrace.model import masks
 from attntrace.model.masks import Mask
 from attntrace.model.variants import Rope, coerce_rope
+from attntrace.words import plural
 
 MATRICES = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIASES = ("b_q", "b_k", "b_v", "b_o")
@@ -232,7 +233,7 @@ def _checked(problem: Problem) -> Dims:
     ):
         if w is not None and w.shape[0] != rows:
             raise AttntraceError(
-                f"{name} has {w.shape[0]} rows but {feeds} has {rows} columns ({what} needs them equal)"
+                f"{name} has {plural(w.shape[0], 'row')} but {feeds} has {plural(rows, 'column')} ({what} needs them equal)"
             )
     heads = problem.heads
     if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
@@ -266,7 +267,8 @@ def _checked(problem: Problem) -> Dims:
     if problem.w_o is not None:
         if problem.w_o.shape[0] != width_v:
             raise AttntraceError(
-                f"w_o has {problem.w_o.shape[0]} rows but the concatenated heads have {width_v} columns (d_v = {width_v})"
+                f"w_o has {plural(problem.w_o.shape[0], 'row')} but the concatenated heads have {plural(width_v, 'column')} "
+                f"(d_v = {width_v})"
             )
         d_out = problem.w_o.shape[1]
     if problem.b_o is not None:
@@ -285,7 +287,7 @@ def _check_variants(problem: Problem, n: int, m: int, d_k: int) -> None:
         if d_k % 2:
             raise AttntraceError(f"rope turns pairs of dimensions, so d_k must be even; it is {d_k}")
         if rope.positions is not None and len(rope.positions) != n:
-            raise AttntraceError(f"rope positions has {len(rope.positions)} values but x has {n} rows")
+            raise AttntraceError(f"rope positions has {plural(len(rope.positions), 'value')} but x has {plural(n, 'row')}")
         if problem.source is not None:
             if rope.source_positions is None:
                 raise AttntraceError("rope in cross-attention needs the source's positions: give rope "
@@ -312,14 +314,16 @@ def _check_settings(problem: Problem, n: int, m: int) -> None:
     if "causal" in problem.masks and problem.source is not None:
         raise AttntraceError('mask "causal" is for self-attention only; remove it or remove source')
     if problem.padding is not None and len(problem.padding) != m:
-        raise AttntraceError(f"padding has {len(problem.padding)} values but there are {m} keys")
+        raise AttntraceError(f"padding has {plural(len(problem.padding), 'value')} "
+                                 f"but there {'is' if m == 1 else 'are'} {plural(m, 'key')}")
     if problem.tokens is not None and len(problem.tokens) != n:
-        raise AttntraceError(f"tokens has {len(problem.tokens)} labels but x has {n} rows")
+        raise AttntraceError(f"tokens has {plural(len(problem.tokens), 'label')} but x has {plural(n, 'row')}")
     if problem.source_tokens is not None:
         if problem.source is None:
             raise AttntraceError("source_tokens is set but source is not")
         if len(problem.source_tokens) != m:
-            raise AttntraceError(f"source_tokens has {len(problem.source_tokens)} labels but source has {m} rows")
+            raise AttntraceError(f"source_tokens has {plural(len(problem.source_tokens), 'label')} but source has "
+                                 f"{plural(m, 'row')}")
 
 
 def example() -> Problem:
@@ -350,8 +354,11 @@ def override(problem: Problem, *, scale: bool | float | None = None, mask: tuple
                 raise AttntraceError(f"padding names key {next(j for j in padding if not 1 <= j <= m)}, but the keys "
                                      f"are 1 to {m}", exit_code=2)
             flags = tuple(j + 1 in padding for j in range(m))
-        changes["mask"] = masks.from_names(names, window=window if window is not None else (
-            problem.window if "window" in names else None), padding=flags)
+        try:
+            changes["mask"] = masks.from_names(names, window=window if window is not None else (
+                problem.window if "window" in names else None), padding=flags)
+        except AttntraceError as e:  # the caller's setting (an option's value) is wrong, not the file
+            raise AttntraceError(str(e), exit_code=2) from None
     if heads is not None:
         changes["heads"] = heads
     return replace(problem, **changes) if changes else problem

@@ -39,6 +39,24 @@ def schema() -> dict[str, Any]:
             "source": matrix("cross-attention: K and V come from this m x d_src matrix"),
             "heads": {"type": "integer", "minimum": 1, "default": 1,
                       "description": "split the columns of W_Q, W_K, W_V into this many equal blocks"},
+            "kv_heads": {"type": "integer", "minimum": 1,
+                         "description": "grouped-query attention: W_K, W_V (and b_k, b_v) hold this many blocks of "
+                                        "d_k and d_v columns; query head a (from 0) uses block a // (heads / kv_heads), "
+                                        "as Hugging Face's repeat_kv; 1 = multi-query; default: heads"},
+            "rope": {"oneOf": [{"type": "boolean"}, {
+                "type": "object", "additionalProperties": False, "properties": {
+                    "base": {"type": "number", "exclusiveMinimum": 1, "default": 10000},
+                    "pairs": {"enum": ["half", "adjacent"], "default": "half",
+                              "description": "half: dimension i turns with i + d_k/2 (Llama's rotate_half); "
+                                             "adjacent: 2i with 2i + 1 (RoFormer, GPT-J)"},
+                    "positions": {**_VECTOR, "description": "one per input; default 0 … n-1"},
+                    "source_positions": {**_VECTOR, "description": "one per source row (cross-attention)"}}}],
+                     "description": "rotary position embedding of q and k, after projection and bias, before the "
+                                    "scores; frequencies base^(-2i/d_k); d_k must be even"},
+            "alibi": {"type": "boolean", "default": False,
+                      "description": "add -slope_a · |i - j| to the scaled scores, with the ALiBi paper's head slopes"},
+            "softcap": {"type": "number", "exclusiveMinimum": 0,
+                        "description": "after scaling and bias the scores become c · tanh(scores / c) (Gemma 2)"},
             "w_o": matrix("output projection applied to the concatenated heads, d_v x d_out"),
             "b_o": vector("bias added after W_O, d_out values"),
             "scale": {"oneOf": [{"type": "boolean"}, {"type": "number", "exclusiveMinimum": 0}], "default": True,

@@ -103,6 +103,30 @@ class Trace:
         labels = self.problem.labels
         return tuple(labels[r] for r in self.rows)
 
+    @property
+    def key_angles(self) -> np.ndarray | None:
+        """with rope: [m, d_k/2] the angle each pair of every k_j turns by (in self-attention, q_j's too); else None"""
+        rope = self.problem.rope
+        if rope is None:
+            return None
+        from attntrace.model.variants import angles
+
+        m = self.dims.m
+        positions = rope.source_positions if self.problem.source is not None else rope.positions
+        return angles(np.arange(m, dtype=np.float64) if positions is None else np.array(positions), self.dims.d_k,
+                      rope.base)
+
+    @property
+    def query_angles(self) -> np.ndarray | None:
+        """with rope: [n_q, d_k/2] the angles of the traced query rows' pairs; else None"""
+        rope = self.problem.rope
+        if rope is None:
+            return None
+        from attntrace.model.variants import angles
+
+        positions = np.arange(self.dims.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)
+        return angles(positions[list(self.rows)], self.dims.d_k, rope.base)
+
     def weighted(self, head: int, row: int) -> np.ndarray:
         """step 6 for input `row` (from 0) in head `head` (from 0), derived when asked: [m, d_v] w_ij * v_j"""
         if row not in self.rows:

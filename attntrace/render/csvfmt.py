@@ -4,28 +4,44 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any
+from collections.abc import Iterator
 
 from attntrace.render.escape import comment, spreadsheet
 from attntrace.render.layout import cells
 from attntrace.views.page import Block, Note, Step
 
+ROWS_AT_ONCE = 1 << 18  # cells formatted at a time
+
 
 def render_step(step: Step, precision: int) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    return "".join(stream_step(step, precision))
+
+
+def stream_step(step: Step, precision: int) -> Iterator[str]:
+    """render_step's text, a block of rows at a time"""
     for item in step.items:
         if isinstance(item, Note):
-            out.write(comment(item.text) + "\n")
+            yield comment(item.text) + "\n"
         else:
-            _block(writer, out, item, precision, step.prefix)
-        out.write("\n")
+            yield from _block(item, precision, step.prefix)
+        yield "\n"
+
+
+def _block(b: Block, precision: int, prefix: str) -> Iterator[str]:
+    yield comment(prefix + b.title) + "\n" + _line(["", *map(spreadsheet, b.cols)])
+    every_col = list(range(len(b.cols)))
+    step = max(1, ROWS_AT_ONCE // max(1, len(every_col)))
+    for start in range(0, len(b.rows), step):
+        rows = list(range(start, min(start + step, len(b.rows))))
+        shown = cells(b.values, rows, every_col, precision)
+        if every_col:  # numbers never need quoting: only the label is written by the csv module
+            yield "".join(_line([spreadsheet(b.rows[r]), ""])[:-1] + ",".join(row) + "\n" for r, row in zip(rows, shown))
+        else:
+            yield "".join(_line([spreadsheet(b.rows[r])]) for r in rows)
+
+
+def _line(fields: list[str]) -> str:
+    """one CSV row as the csv module writes it"""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(fields)
     return out.getvalue()
-
-
-def _block(writer: Any, out: io.StringIO, b: Block, precision: int, prefix: str) -> None:
-    out.write(comment(prefix + b.title) + "\n")
-    writer.writerow(["", *map(spreadsheet, b.cols)])
-    every_row, every_col = list(range(len(b.rows))), list(range(len(b.cols)))
-    for label, row in zip(b.rows, cells(b.values, every_row, every_col, precision)):
-        writer.writerow([spreadsheet(label), *row])

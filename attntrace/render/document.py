@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -100,8 +100,8 @@ def _title(title: str, fmt: str, style: Style) -> str:
     from attntrace.render.escape import comment, markdown, visible
     from attntrace.views.text import width
 
-    if fmt == "markdown":
-        return f"# {markdown(title)}\n\n"
+    if fmt == "markdown":  # a name's emphasis and code marks are shown as written, too
+        return "# " + markdown(title).replace("*", "\\*").replace("_", "\\_").replace("`", "\\`") + "\n\n"
     if fmt == "csv":
         return f"{comment(title)}\n\n"
     text = visible(title)
@@ -110,11 +110,58 @@ def _title(title: str, fmt: str, style: Style) -> str:
     return f"{text}\n{'#' * width(text)}\n\n"
 
 
+def stream(document: Document, fmt: str, style: Style) -> Iterator[str]:
+    """render's text piece by piece: JSON and CSV a block of rows at a time, so a huge trace is never all in memory"""
+    if fmt == "json" and document.data is None:
+        raise ValueError("this document has no JSON form")
+    if fmt not in ("json", "csv"):
+        return iter(render(document, fmt, style))
+    return _gathered(_csv_pieces(document, style) if fmt == "csv" else _json_pieces(document))
+
+
+def _json_pieces(document: Document) -> Iterator[str]:
+    from attntrace.model.contract import chunks
+
+    yield from chunks(document.data)
+
+
+def _csv_pieces(document: Document, style: Style) -> Iterator[str]:
+    from attntrace.render import csvfmt
+
+    if document.preface is not None:
+        yield document.preface("csv")
+    if document.title and document.steps:
+        yield _title(document.title, "csv", style)
+    for step in document.steps:
+        yield from csvfmt.stream_step(step, style.precision)
+
+
+def _gathered(pieces: Iterator[str], size: int = 1 << 20) -> Iterator[str]:
+    """small pieces joined into about `size` characters, so that each write is worth its call"""
+    held: list[str] = []
+    count = 0
+    for piece in pieces:
+        if len(piece) >= size:
+            if held:
+                yield "".join(held)
+                held, count = [], 0
+            yield piece
+            continue
+        held.append(piece)
+        count += len(piece)
+        if count >= size:
+            yield "".join(held)
+            held, count = [], 0
+    if held:
+        yield "".join(held)
+
+
 EXPORT_WIDTH = 120
 
 
-def recorder(steps: Sequence[Step], precision: int, title: str | None = None) -> Any:
-    """a console that has printed the steps in colour (after the title, in bold), to be exported"""
+def recorder(steps: Sequence[Step], precision: int, title: str | None = None, palette: str = "terminal") -> Any:
+    """a console that has printed the steps in colour (after the title, in bold), to be exported; palette: the
+    heatmap's shades, for a page of known background ("light", "dark") or any ("terminal")"""
     from rich.text import Text
 
     from attntrace.render import table
@@ -124,16 +171,16 @@ def recorder(steps: Sequence[Step], precision: int, title: str | None = None) ->
     if title:
         console.print(Text(visible(title), style="bold"), Text(""), crop=False)
     for step in steps:
-        console.print(table.render_step(step, precision, EXPORT_WIDTH), crop=False)
+        console.print(table.render_step(step, precision, EXPORT_WIDTH, table.Look(palette=palette)), crop=False)
     return console
 
 
 def trace_document(t: Trace) -> Document:
     """a trace as `run` shows it (every input), or as `step` does (one input)"""
-    from attntrace.model.contract import trace_to_dict
+    from attntrace.model.contract import trace_form
     from attntrace.views.steps import run_steps, step_steps
 
-    return Document(run_steps(t) if t.query is None else step_steps(t), trace_to_dict(t), title=t.problem.name)
+    return Document(run_steps(t) if t.query is None else step_steps(t), trace_form(t), title=t.problem.name)
 
 
 def render_trace(t: Trace, fmt: str = "plain", precision: int = 4) -> str:

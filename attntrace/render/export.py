@@ -79,7 +79,7 @@ def exports(steps: Sequence[Step], precision: int, svg: Path | None = None, html
         return {}
     from attntrace.render.escape import visible
 
-    recording = recorder(steps, precision, title)
+    recording = recorder(steps, precision, title, theme)
     named = visible(title or "attntrace")
     out: dict[Path, str] = {}
     if svg is not None:

@@ -8,11 +8,16 @@ MAX_SHOWN = 64  # a matrix with more rows or columns than this is elided in the 
 
 
 def cells(values: np.ndarray, rows: list[int], cols: list[int], precision: int) -> list[list[str]]:
-    """the shown cells formatted at fixed decimals; -0 prints as 0 and a masked cell as -inf"""
-    fmt = f"{{:.{precision}f}}".format
-    negative_zero = fmt(-0.0)
-    out = [[fmt(v) for v in row] for row in values[np.ix_(rows, cols)].tolist()]
-    return [[c[1:] if c == negative_zero else c for c in row] for row in out]
+    """the shown cells formatted at fixed decimals, a row at a time; -0 prints as 0 and a masked cell as -inf"""
+    shown = values[np.ix_(rows, cols)]
+    if not cols:
+        return [[] for _ in rows]
+    line = "\0".join([f"%.{precision}f"] * len(cols))  # one % for the row: the same text as format(v, ".{p}f")
+    out = [(line % tuple(row)).split("\0") for row in shown.tolist()]
+    negative_zero = f"{-0.0:.{precision}f}"
+    for i in np.flatnonzero((np.signbit(shown) & (shown >= -(10.0**-precision))).any(axis=1)):  # may round to -0
+        out[i] = [c[1:] if c == negative_zero else c for c in out[i]]
+    return out
 
 
 def shown(count: int, limit: int = MAX_SHOWN) -> tuple[list[int], int]:
@@ -30,7 +35,7 @@ def gap_head(count: int) -> str:
 
 def hidden_line(count: int, what: str) -> str:
     """the line after a table that hides count of its what ("row" or "column")"""
-    from attntrace.views.text import plural
+    from attntrace.words import plural
 
     return f"… {plural(count, what)} hidden; --format json shows all"
 

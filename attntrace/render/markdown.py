@@ -10,7 +10,8 @@ from attntrace.views.page import Block, Note, Step
 def render_step(step: Step, precision: int, blank: bool = False) -> str:
     lines = [f"## {_escape(step.heading)}", ""]
     for k, item in enumerate(step.items):
-        lines.extend([f"- {_escape(item.text)}"] if isinstance(item, Note) else block(item, precision, step.prefix, blank))
+        lines.extend([f"- {_escape(item.text)}"] if isinstance(item, Note) else
+                     block(item, precision, step.prefix, blank and item.answer is not None))  # what is given stays
         if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
             lines.append("")
     return "\n".join(lines) + "\n"

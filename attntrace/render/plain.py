@@ -11,11 +11,13 @@ WIDTH = 80  # fixed, whatever the terminal: two students' files must diff cleanl
 
 
 def render_step(step: Step, precision: int, blank: bool = False) -> str:
-    """the step as text; blank leaves every cell empty, for a worksheet"""
+    """the step as text; blank leaves every cell to be answered empty, for a worksheet (what is given, such as rope's
+    angles or an ALiBi bias, stays)"""
     heading = visible(step.heading)
     lines = [heading, "=" * width(heading), ""]
     for k, item in enumerate(step.items):
-        lines.extend([visible(item.text)] if isinstance(item, Note) else block(item, precision, step.prefix, blank))
+        lines.extend([visible(item.text)] if isinstance(item, Note) else
+                     block(item, precision, step.prefix, blank and item.answer is not None))
         if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
             lines.append("")
     return "\n".join(lines) + "\n"

@@ -28,8 +28,14 @@ COLOURS = {
 }
 BARS = "▁▂▃▄▅▆▇█"  # the heatmap's bars: a weight against the largest in its row
 ASCII_BARS = ".:-=+*#@"
-LEGEND = "heatmap: bar and shade show each weight against the largest in its row ({top} = the largest)"
-LOW, HIGH = (88, 88, 88), (25, 110, 230)  # grey to blue at a like lightness: the same reading on dark and light
+LEGEND = "heatmap: bar and shade = the weight against its row's largest ({top})"
+PALETTES = {  # the shade of a weight from none (low) to its row's largest (high), with the digits' colour on each
+    "terminal": ((88, 88, 88), (25, 110, 230), "#ffffff", "#ffffff"),  # grey to blue at a like lightness: a
+    # terminal's background, dark or light, is unknown, so neither end may be it
+    "light": ((240, 243, 248), (25, 110, 230), "#000000", "#ffffff"),  # paper: white to blue, the larger the darker
+    "dark": ((38, 42, 48), (40, 130, 255), "#ffffff", "#ffffff"),  # a dark page: near-black to blue, the larger the
+    # brighter
+}
 EDGE, GAP = 4, 3  # columns a table takes beyond its cells: its edges and the label's padding; then each column's
 
 
@@ -38,6 +44,7 @@ class Look:
     """how the tables are drawn: box lines and bars in Unicode, or in ASCII for terminals that draw those wide"""
 
     ascii: bool = False
+    palette: str = "terminal"  # the heatmap's shades: for a terminal of any background, or a light or dark page
 
     @property
     def box(self) -> box.Box:
@@ -54,12 +61,13 @@ class Look:
 
 def render_step(step: Step, precision: int, width: int, look: Look = Look()) -> RenderableType:
     parts: list[RenderableType] = [Text(visible(step.heading), style="bold underline"), Text("")]
-    for item in step.items:
+    for k, item in enumerate(step.items):
         if isinstance(item, Note):
             parts.append(Text(visible(item.text), style="italic"))
         else:
             parts.extend(tables(item, precision, step.prefix, width, look))
-        parts.append(Text(""))
+        if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
+            parts.append(Text(""))  # notes in a row are one paragraph, as in plain text
     return Group(*parts)
 
 
@@ -105,11 +113,10 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
     if label_room < 2:
         out.extend(_listed(b, title, labels, columns, gap_row, width, colour, top, look))
     else:
-        label_width = min(max(width_of(s) for s in labels), label_room)
-        labels = [cut(s, label_width, look.ellipsis) for s in labels]
         heads = [cut(c.head, max(c.width, 12, number_width + 2), look.ellipsis) for c in columns]
         widths = [max(width_of(h), c.width) for h, c in zip(heads, columns)]
-        chunks = runs(widths, width - label_width - EDGE, GAP)
+        label_width, chunks = _label_and_runs(labels, widths, label_room, width)
+        labels = [cut(s, label_width, look.ellipsis) for s in labels]
         for start, stop in chunks:
             parts = title + ([_range(heads, places, start, stop, width)] if len(chunks) > 1 else [])
             out.append(Text("\n".join(lines(parts, width)), style=f"bold {colour}"))
@@ -117,13 +124,14 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
             table.add_column("", style="bold", no_wrap=True)
             for k in range(start, stop):
                 digits = widths[k] - (columns[k].width - width_of(columns[k].cells[0]))  # a head ends where digits do
-                table.add_column(Text(right(heads[k], digits)), justify="left", no_wrap=True)
+                pad = " " * (digits - width_of(heads[k]))  # apart from the head (a style of its own), as a cell's
+                table.add_column(Text.assemble((pad, Style(bold=False)), heads[k]), justify="left", no_wrap=True)
             for k, label in enumerate(labels):
                 if k == gap_row:
                     table.add_row(Text(label), *[Text(right("⋮", widths[i])) for i in range(start, stop)])
                     continue
                 r = k - (gap_row is not None and k > gap_row)
-                table.add_row(Text(label), *[_cell(columns[i], r, widths[i], colour, top, look.bars)
+                table.add_row(Text(label), *[_cell(columns[i], r, widths[i], colour, top, look)
                                              for i in range(start, stop)])
             out.append(table)
     if heat:
@@ -133,26 +141,51 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
     return out
 
 
+def _label_and_runs(labels: list[str], widths: list[int], room: int, width: int) -> tuple[int, list[tuple[int, int]]]:
+    """the labels' width and the runs of columns: the widest labels that fit, unless cutting them further (to a fifth
+    of the width) saves a run of columns"""
+    widest = max(width_of(s) for s in labels)
+    best: tuple[int, list[tuple[int, int]]] | None = None
+    for label_width in (min(widest, room), min(widest, room, max(8, width // 5))):
+        chunks = runs(widths, width - label_width - EDGE, GAP)
+        if best is None or len(chunks) < len(best[1]):
+            best = (label_width, chunks)
+    assert best is not None
+    return best
+
+
 def _range(heads: list[str], places: list[str], start: int, stop: int, width: int) -> str:
-    """which columns a table of a split block holds: by their heads, or by their places when the heads are too long"""
+    """which columns a table of a split block holds: by their heads, or by their places when the heads are too long;
+    a run across the gap of a huge matrix names both sides"""
     real = [k for k in range(start, stop) if places[k] != "⋯"]  # a run that starts or ends at the gap marker
     if not real:
         return f"({heads[start]})"
-    named = f"(columns {heads[real[0]]} to {heads[real[-1]]})"
-    return named if width_of(named) <= width else f"(columns {places[real[0]]} to {places[real[-1]]})"
+    gap = next((k for k in range(start, stop) if places[k] == "⋯"), None)
+    sides = [real] if gap is None or gap in (start, stop - 1) else [[k for k in real if k < gap],
+                                                                     [k for k in real if k > gap]]
+
+    def said(names: list[str]) -> str:
+        spans = [f"{names[side[0]]}" if len(side) == 1 else f"{names[side[0]]} to {names[side[-1]]}" for side in sides]
+        word = "column" if len(real) == 1 else "columns"
+        return f"({word} {' and '.join(spans)})"
+
+    named = said(heads)
+    return named if width_of(named) <= width else said(places)
 
 
 def _column(head: str, texts: list[str], values: np.ndarray | None, number_width: int) -> _Column:
     return _Column(head, [right(t, number_width) for t in texts], None if values is None else values.tolist())
 
 
-def _cell(column: _Column, r: int, column_width: int, colour: str, top: np.ndarray | None, bars: str) -> Text:
-    text = column.cells[r]
+def _cell(column: _Column, r: int, column_width: int, colour: str, top: np.ndarray | None, look: Look) -> Text:
+    """a number, after the spaces that right-align it; those are apart, so a picture places the digits where they are"""
+    digits = column.cells[r].lstrip(" ")
     if column.values is None or top is None:
-        return Text(right(text, column_width), style=colour)
+        return Text.assemble((" " * (column_width - width_of(digits)), ""), (digits, colour))
     share = _share(column.values[r], float(top[r]))
-    bar = bars[round(share * (len(bars) - 1))]
-    return Text(right(f"{text} {bar}", column_width), style=_heat(share))
+    heat = _heat(share, look.palette)
+    shown = f"{digits} {look.bars[round(share * (len(look.bars) - 1))]}"
+    return Text.assemble((" " * (column_width - width_of(shown)), Style(bgcolor=heat.bgcolor)), (shown, heat))
 
 
 def _share(weight: float, top: float) -> float:
@@ -160,10 +193,12 @@ def _share(weight: float, top: float) -> float:
     return 0.0 if top <= 0 or not np.isfinite(weight) else min(max(weight / top, 0.0), 1.0)
 
 
-def _heat(share: float) -> Style:
-    """grey to blue as the weight grows, with white digits: reads the same on a dark screen and a white page"""
-    bg = Color.from_rgb(*(low + (high - low) * share for low, high in zip(LOW, HIGH)))
-    return Style(bgcolor=bg, color="white")
+def _heat(share: float, palette: str = "terminal") -> Style:
+    """the palette's low shade to its high one as the weight grows: in a terminal grey to blue with white digits,
+    which reads the same on a dark screen and a white one"""
+    low, high, low_text, high_text = PALETTES[palette]
+    bg = Color.from_rgb(*(a + (b - a) * share for a, b in zip(low, high)))
+    return Style(bgcolor=bg, color=low_text if share < 0.5 else high_text)
 
 
 def _listed(b: Block, title: list[str], labels: list[str], columns: list[_Column], gap_row: int | None, width: int,

@@ -27,4 +27,14 @@ def describe(problem: Problem, origin: str) -> str:
         f"d_k      {d.d_k} per head", f"d_v      {d.d_v} per head", f"heads    {d.heads}", f"d_out    {d.d_out}",
         f"scale    {scale_text(problem.scale)}", f"masks    {', '.join(problem.masks) or 'none'}",
     ]
+    if d.kv_heads != d.heads:
+        lines.insert(lines.index(f"heads    {d.heads}") + 1, f"kv_heads {d.kv_heads} (grouped-query: "
+                     f"{d.heads // d.kv_heads} query heads per key/value block)")
+    if problem.rope is not None:
+        at = "0 … n-1" if problem.rope.positions is None else "as given"
+        lines.append(f"rope     base {problem.rope.base:g}, pairs {problem.rope.pairs}, positions {at}")
+    if problem.alibi:
+        lines.append("alibi    -slope · |i - j| added to the scaled scores")
+    if problem.softcap is not None:
+        lines.append(f"softcap  {problem.softcap:g} · tanh(score / {problem.softcap:g})")
     return "\n".join(lines) + "\n"

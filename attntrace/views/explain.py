@@ -139,13 +139,13 @@ def _head(t: Trace, a: int) -> str:
 
 def _derive(t: Trace, a: int, w: _Writer) -> list[Note]:
     """step 3 for head a (from 0): every cell of q_i, and of each k_j and v_j"""
-    p, d, h = t.problem, t.dims, t.heads[a]
+    p, d, h, g = t.problem, t.dims, t.heads[a], t.dims.kv_block(a)
     kv, kv_name = (p.x, "x") if p.source is None else (p.source, "s")
     notes = []
     for name, weight, b, rows, inp, label, values, col0 in (
         ("q", h.w_q, h.b_q, [t.rows[0]], p.x, "x", h.q, a * d.d_k),
-        ("k", h.w_k, h.b_k, range(d.m), kv, kv_name, h.k, a * d.d_k),
-        ("v", h.w_v, h.b_v, range(d.m), kv, kv_name, h.v, a * d.d_v),
+        ("k", h.w_k, h.b_k, range(d.m), kv, kv_name, h.k, g * d.d_k),
+        ("v", h.w_v, h.b_v, range(d.m), kv, kv_name, h.v, g * d.d_v),
     ):
         for r_index, r in enumerate(rows):
             for c in range(values.shape[1]):
@@ -162,6 +162,38 @@ def _derive(t: Trace, a: int, w: _Writer) -> list[Note]:
                 result = w.result(exact, values[r_index, c])
                 arithmetic = "" if weight is None and b is None else f" = {written}"  # a copied cell has none
                 notes.append(Note(f"{cell} = {named}{arithmetic} = {result}"))
+    return notes + _rotated(t, a, w)
+
+
+def _rotated(t: Trace, a: int, w: _Writer) -> list[Note]:
+    """rope: the angle of each pair of q_i and of every k_j, then each cell turned by it"""
+    from attntrace.model.variants import pair_index
+
+    p, d, h = t.problem, t.dims, t.heads[a]
+    if p.rope is None or h.q_rotated is None or h.k_rotated is None:
+        return []
+    assert t.query_angles is not None and t.key_angles is not None
+    first, second = pair_index(d.d_k, p.rope.pairs)
+    q_at = (p.rope.positions or range(d.n))[t.rows[0]]
+    k_at = list(p.rope.source_positions or p.rope.positions or range(d.m))
+    notes = []
+    for name, vectors, turned, angles, rows, at in (("q", h.q, h.q_rotated, t.query_angles, [t.rows[0]], [q_at]),
+                                                    ("k", h.k, h.k_rotated, t.key_angles, range(d.m), k_at)):
+        for r_index, r in enumerate(rows):
+            for pair, (f, s) in enumerate(zip(first.tolist(), second.tolist())):
+                theta = float(angles[r_index, pair])
+                turn = f" · {p.rope.base:g}^(-{2 * pair}/{d.d_k})" if pair else ""
+                notes.append(Note(f"{_head(t, a)}θ of {name}{r + 1}, pair ({f + 1},{s + 1}) = {at[r_index]:g}{turn} = "
+                                  f"{num(theta, w.precision)}"))
+                (c, c_exact), (sn, s_exact) = w.factor(math.cos(theta)), w.factor(math.sin(theta))
+                (x1, x1_exact), (x2, x2_exact) = w.factor(vectors[r_index, f]), w.factor(vectors[r_index, s])
+                cell = f"{_head(t, a)}{name}{r + 1}"
+                notes.append(Note(
+                    f"{cell}'[{f + 1}] = {name}{r + 1}[{f + 1}] cos θ - {name}{r + 1}[{s + 1}] sin θ = {x1}×{c} - "
+                    f"{x2}×{sn} = {w.result(x1_exact * c_exact - x2_exact * s_exact, turned[r_index, f])}"))
+                notes.append(Note(
+                    f"{cell}'[{s + 1}] = {name}{r + 1}[{s + 1}] cos θ + {name}{r + 1}[{f + 1}] sin θ = {x2}×{c} + "
+                    f"{x1}×{sn} = {w.result(x2_exact * c_exact + x1_exact * s_exact, turned[r_index, s])}"))
     return notes
 
 
@@ -184,16 +216,37 @@ def _scores(t: Trace, a: int, w: _Writer) -> list[Note]:
     """step 4 for head a: each score as a dot product, then masked or divided"""
     h, i, head = t.heads[a], t.rows[0] + 1, _head(t, a)
     by, by_written, by_exact = _divisor(t, w)
+    q, k, turned = (h.q, h.k, "") if h.q_rotated is None or h.k_rotated is None else (h.q_rotated, h.k_rotated, "'")
+    cap = t.problem.softcap
     notes = []
     for j in range(t.dims.m):
-        written, exact = _dot(h.q[0], h.k[j], w)
-        notes.append(Note(f"{head}score({i},{j + 1}) = q{i} · k{j + 1} = {written} = {w.result(exact, h.scores[0, j])}"))
+        written, exact = _dot(q[0], k[j], w)
+        notes.append(Note(f"{head}score({i},{j + 1}) = q{i}{turned} · k{j + 1}{turned} = {written} = "
+                          f"{w.result(exact, h.scores[0, j])}"))
         if t.allowed is not None and not t.allowed[0, j]:
             notes.append(Note(f"{head}score({i},{j + 1}) is masked: it becomes -inf, so its weight is 0"))
-        elif t.divisor != 1.0:
-            score, score_exact = w.read(h.scores[0, j])
-            notes.append(Note(f"{head}score({i},{j + 1}) / {by} = {score} / {by_written} = "
-                              f"{w.result(score_exact / by_exact, h.scaled[0, j])}"))
+            continue
+        named, z = f"score({i},{j + 1})", None  # the logit as it is built up, and the tables' value of it
+        score, z_exact = w.read(h.scores[0, j])
+        parts = []
+        if t.divisor != 1.0:
+            named, z_exact = f"{named} / {by}", z_exact / by_exact
+            parts.append(f"{score} / {by_written}")
+        if h.bias is not None:
+            bias, bias_exact = w.factor(h.bias[0, j])
+            named, z_exact = f"{named} + bias({i},{j + 1})", z_exact + bias_exact
+            parts.append(bias)
+        if parts:
+            z = h.scaled[0, j] if h.uncapped is None else h.uncapped[0, j]
+            notes.append(Note(f"{head}{named} = {' + '.join(parts) if h.bias is not None else parts[0]} = "
+                              f"{w.result(z_exact, z)}"))
+        if cap is not None:
+            assert h.uncapped is not None
+            z_text, z_read = w.factor(h.uncapped[0, j])
+            tanh_text, tanh_exact = w.factor(math.tanh(float(z_read) / cap))
+            c_text, c_exact = w.read(cap)
+            notes.append(Note(f"{head}{c_text} · tanh({z_text} / {c_text}) = {c_text}×{tanh_text} = "
+                              f"{w.result(c_exact * tanh_exact, h.scaled[0, j])}"))
     return notes
 
 

@@ -76,16 +76,47 @@ def _weights(t: Trace) -> Step:
             items.append(Block(name, "w", numbered(w.shape[0]), numbered(w.shape[1]), w))
         if b is not None:
             items.append(Block(f"b_{name[-1].lower()}", "w", ("b",), numbered(len(b)), b[None, :]))
-    if t.dims.heads > 1:
+    d = t.dims
+    if d.heads > 1 and d.kv_heads == d.heads:
         items.append(Note(
-            f"{t.dims.heads} heads: head a uses columns (a-1)·{t.dims.d_k}+1 to a·{t.dims.d_k} of W_Q and W_K, "
-            f"and (a-1)·{t.dims.d_v}+1 to a·{t.dims.d_v} of W_V"
+            f"{d.heads} heads: head a uses columns (a-1)·{d.d_k}+1 to a·{d.d_k} of W_Q and W_K, "
+            f"and (a-1)·{d.d_v}+1 to a·{d.d_v} of W_V"
         ))
+    elif d.heads > 1:
+        share = d.heads // d.kv_heads
+        items.append(Note(
+            f"{d.heads} query heads share {d.kv_heads} key/value block{'s' * (d.kv_heads > 1)} (grouped-query "
+            f"attention): head a uses columns (a-1)·{d.d_k}+1 to a·{d.d_k} of W_Q, and block b = ⌊(a-1)/{share}⌋+1 of "
+            f"W_K (columns (b-1)·{d.d_k}+1 to b·{d.d_k}) and of W_V (columns (b-1)·{d.d_v}+1 to b·{d.d_v})"
+        ))
+    items.extend(Note(text) for text in _variant_notes(t))
     if p.w_o is not None:
         items.append(Block("W_O", "w", numbered(p.w_o.shape[0]), numbered(p.w_o.shape[1]), p.w_o))
     if p.b_o is not None:
         items.append(Block("b_o", "w", ("b",), numbered(len(p.b_o)), p.b_o[None, :]))
     return Step(2, "Step 2 · weights", tuple(items))
+
+
+def _variant_notes(t: Trace) -> list[str]:
+    """what a problem's rope, alibi and softcap do, in words"""
+    p, out = t.problem, []
+    if p.rope is not None:
+        turns = "i with i + d_k/2" if p.rope.pairs == "half" else "2i - 1 with 2i"
+        at = "positions 0 to n - 1" if p.rope.positions is None else "the positions given"
+        out.append(f"rope: after the projections, q and k turn by position ({at}): dimension {turns} turn together, "
+                   f"pair i by position · {p.rope.base:g}^(-2(i-1)/d_k)")
+    if p.alibi:
+        out.append("alibi: -slope · |i - j| is added to each head's scaled scores (slopes "
+                   + ", ".join(f"{s:g}" for s in _slopes(t)) + ")")
+    if p.softcap is not None:
+        out.append(f"softcap: the scores become {p.softcap:g} · tanh(score / {p.softcap:g}) before the softmax")
+    return out
+
+
+def _slopes(t: Trace) -> list[float]:
+    from attntrace.model.variants import alibi_slopes
+
+    return [float(s) for s in alibi_slopes(t.dims.heads)]
 
 
 def _head(t: Trace, a: int) -> str:
@@ -99,19 +130,49 @@ def _column_range(t: Trace, a: int, size: int) -> str:
 
 def _derive(t: Trace, heading: str) -> Step:
     p, d = t.problem, t.dims
-    items = []
+    items: list[Block | Note] = []
     src = "X" if p.source is None else "source"
     for a, h in enumerate(t.heads):
-        dk, dv = _column_range(t, a, d.d_k), _column_range(t, a, d.d_v)
+        g = d.kv_block(a)
+        dk, kk, kv = _column_range(t, a, d.d_k), _column_range(t, g, d.d_k), _column_range(t, g, d.d_v)
+        block = f" (key/value block {g + 1})" if d.kv_heads != d.heads else ""
         for name, formula, kind, rows, values, size in (
             ("Q", _proj("X", "W_Q" + dk, p.w_q, p.b_q, "b_q" + dk), "q", t.row_labels, h.q, d.d_k),
-            ("K", _proj(src, "W_K" + dk, p.w_k, p.b_k, "b_k" + dk), "k", p.key_labels, h.k, d.d_k),
-            ("V", _proj(src, "W_V" + dv, p.w_v, p.b_v, "b_v" + dv), "v", p.key_labels, h.v, d.d_v),
+            ("K", _proj(src, "W_K" + kk, p.w_k, p.b_k, "b_k" + kk) + block, "k", p.key_labels, h.k, d.d_k),
+            ("V", _proj(src, "W_V" + kv, p.w_v, p.b_v, "b_v" + kv) + block, "v", p.key_labels, h.v, d.d_v),
         ):
             label = "q" if name == "Q" and t.query is not None else name
             items.append(Block(f"{_head(t, a)}{label} = {formula}", kind, rows, numbered(size), values,
                                (a + 1, kind, None)))
+    if p.rope is not None:
+        items.extend(_rotations(t))
     return Step(3, heading, tuple(items))
+
+
+def _rotations(t: Trace) -> list[Block | Note]:
+    """rope: the angle of each position and pair, then each head's q and k turned by them"""
+    from attntrace.model.variants import pair_index
+
+    p, d = t.problem, t.dims
+    assert p.rope is not None and t.key_angles is not None and t.query_angles is not None
+    first, second = pair_index(d.d_k, p.rope.pairs)
+    pairs = tuple(f"({i + 1},{j + 1})" for i, j in zip(first.tolist(), second.tolist()))
+    rule = f"position · {p.rope.base:g}^(-2(i-1)/{d.d_k})"
+    items: list[Block | Note] = [Note("rotate q and k by position: each pair of dimensions (a, b) turns by its angle "
+                                      "θ: a' = a cos θ - b sin θ, b' = b cos θ + a sin θ")]
+    if p.source is None and t.query is None:
+        items.append(Block(f"angle θ = {rule}", "w", p.labels, pairs, t.key_angles))
+    else:
+        items.append(Block(f"angle θ of the queries = {rule}", "w", t.row_labels, pairs, t.query_angles))
+        items.append(Block(f"angle θ of the keys = {rule}", "w", p.key_labels, pairs, t.key_angles))
+    for a, h in enumerate(t.heads):
+        assert h.q_rotated is not None and h.k_rotated is not None
+        q = "q" if t.query is not None else "Q"
+        items.append(Block(f"{_head(t, a)}{q}' = {q} turned by position", "q", t.row_labels, numbered(d.d_k),
+                           h.q_rotated, (a + 1, "q_rotated", None)))
+        items.append(Block(f"{_head(t, a)}K' = K turned by position", "k", p.key_labels, numbered(d.d_k), h.k_rotated,
+                           (a + 1, "k_rotated", None)))
+    return items
 
 
 def _proj(inp: str, w_name: str, w: np.ndarray | None, b: np.ndarray | None, b_name: str) -> str:
@@ -128,10 +189,14 @@ def _scores(t: Trace, row: int) -> Step:
     """step 4: input row's scores against every key, then scaled or masked when the problem does either"""
     j, i, label, keys = t.rows.index(row), row + 1, t.problem.labels[row], t.problem.key_labels
     items = []
+    turned = "'" if t.problem.rope is not None else ""
+    later = t.problem.alibi or t.problem.softcap is not None  # the scaled scores come in step 5, with bias or cap
     for a, h in enumerate(t.heads):
         head = _head(t, a)
-        items.append(Block(f"{head}score({i}, j) = q{i} · k_j", "scores", (label,), keys, h.scores[j:j + 1],
-                           (a + 1, "scores", j)))
+        items.append(Block(f"{head}score({i}, j) = q{i}{turned} · k_j{turned}", "scores", (label,), keys,
+                           h.scores[j:j + 1], (a + 1, "scores", j)))
+        if later:
+            continue
         if t.divisor != 1.0:
             items.append(Block(f"{head}score({i}, j) / {_divisor(t)}", "scores", (label,), keys, h.scaled[j:j + 1],
                                (a + 1, "scaled", j)))
@@ -144,10 +209,25 @@ def _scores(t: Trace, row: int) -> Step:
 def _softmax(t: Trace, row: int) -> Step:
     """step 5: input row's weights, and a note when every key is masked for it"""
     j, i, label, keys = t.rows.index(row), row + 1, t.problem.labels[row], t.problem.key_labels
-    items: list[Block | Note] = [
-        Block(f"{_head(t, a)}w({i}, j) = softmax over j", "weights", (label,), keys, h.weights[j:j + 1], (a + 1, "weights", j))
-        for a, h in enumerate(t.heads)
-    ]
+    items: list[Block | Note] = []
+    p = t.problem
+    for a, h in enumerate(t.heads):
+        head, z = _head(t, a), f"score({i}, j)" + ("" if t.divisor == 1.0 else f" / {_short_divisor(t)}")
+        if h.bias is not None:
+            items.append(Block(f"{head}bias({i}, j) = -{_slopes(t)[a]:g} · |{i} - j|", "scores", (label,), keys,
+                               h.bias[j:j + 1]))
+            z += f" + bias({i}, j)"
+        if p.softcap is not None:
+            assert h.uncapped is not None
+            if p.alibi or t.divisor != 1.0 or t.allowed is not None:
+                items.append(Block(f"{head}z({i}, j) = {z}", "scores", (label,), keys, h.uncapped[j:j + 1]))
+                z = f"z({i}, j)"
+            items.append(Block(f"{head}{p.softcap:g} · tanh({z} / {p.softcap:g})", "scores", (label,), keys,
+                               h.scaled[j:j + 1], (a + 1, "scaled", j)))
+        elif h.bias is not None:
+            items.append(Block(f"{head}{z}", "scores", (label,), keys, h.scaled[j:j + 1], (a + 1, "scaled", j)))
+        items.append(Block(f"{head}w({i}, j) = softmax over j", "weights", (label,), keys, h.weights[j:j + 1],
+                           (a + 1, "weights", j)))
     if row in t.fully_masked:
         items.append(Note(f"every key is masked for input {i}: its weights are 0 and its output is 0"))
     return Step(5, f"Step 5 · softmax for input {i}", tuple(items))
@@ -188,15 +268,28 @@ def _divisor(t: Trace) -> str:
     return f"{t.divisor:g}"
 
 
+def _short_divisor(t: Trace) -> str:
+    """the divisor inside a formula: sqrt(d_k) or the number"""
+    return "sqrt(d_k)" if t.problem.scale is True else f"{t.divisor:g}"
+
+
 def _every(t: Trace) -> Step:
     """step 8: every input at once as matrices, then the self-check against the row-by-row steps"""
     p, d = t.problem, t.dims
     items: list[Block | Note] = []
     for a, h in enumerate(t.heads):
         head = _head(t, a)
-        items.append(Block(f"{head}scores = Q K^T", "scores", p.labels, p.key_labels, h.scores, (a + 1, "scores", None)))
-        scaled = "scores" if t.divisor == 1.0 else f"scores / {_divisor(t)}"
-        items.append(Block(f"{head}weights = softmax({scaled})", "weights", p.labels, p.key_labels, h.weights,
+        turned = "'" if p.rope is not None else ""
+        items.append(Block(f"{head}scores = Q{turned} K{turned}^T", "scores", p.labels, p.key_labels, h.scores,
+                           (a + 1, "scores", None)))
+        logits = "scores" if t.divisor == 1.0 else f"scores / {_short_divisor(t)}"
+        if p.alibi:
+            logits += " + bias"
+        if p.softcap is not None:
+            logits = f"{p.softcap:g} · tanh(({logits}) / {p.softcap:g})"
+        if t.allowed is not None:
+            logits += ", masked"
+        items.append(Block(f"{head}weights = softmax({logits})", "weights", p.labels, p.key_labels, h.weights,
                            (a + 1, "weights", None)))
         items.append(Block(f"{head}output = weights · V", "output", p.labels, numbered(d.d_v), h.output,
                            (a + 1, "output", None)))
@@ -267,10 +360,10 @@ def who_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] =
     for a, attends in enumerate(who.per_head(t, top, leave_out)):
         if len(t.heads) > 1:
             notes.append(Note(f"head {a + 1}"))
-        slots = [max(text_width(keys[attends.best[j, s]]) for j, _ in shown) for s in range(attends.best.shape[1])]
+        slots = _slots(keys, attends.best, shown)
         for j, r in shown:
             pairs = " · ".join(f"{padded(keys[c], slots[s])} {attends.weights[j, c]:.2f}"
-                               for s, c in enumerate(attends.best[j]))
+                               for s, c in enumerate(attends.best[j]) if c >= 0)
             tail = f"  | {aside[1]} {attends.aside[j]:.2f}" if aside else ""
             notes.append(Note(f"{padded(labels[r], width)} → {pairs}{tail}"))
     return [Step(0, heading, tuple(notes))]
@@ -289,14 +382,21 @@ def layer_summary_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[i
     ]
     if aside:
         items.append(Note(aside[0]))
-    slots = [max(text_width(keys[mean.best[j, s]]) for j, _ in shown) for s in range(mean.best.shape[1])]
-    favourite = [max(text_width(keys[favourites[a, j]]) for j, _ in shown) for a in range(len(t.heads))]
+    slots = _slots(keys, mean.best, shown)
+    favourite = _slots(keys, favourites.T, shown)
     for j, r in shown:
-        pairs = " · ".join(f"{padded(keys[c], slots[s])} {mean.weights[j, c]:.2f}" for s, c in enumerate(mean.best[j]))
+        pairs = " · ".join(f"{padded(keys[c], slots[s])} {mean.weights[j, c]:.2f}"
+                           for s, c in enumerate(mean.best[j]) if c >= 0)
         tail = f"  | {aside[1]} {mean.aside[j]:.2f}" if aside else ""
         per_head = " ".join(f"{a + 1}:{padded(keys[fav], favourite[a])}" for a, fav in enumerate(favourites[:, j]))
         items.append(Note(f"{padded(labels[r], width)} → {pairs}{tail}  | top per head: {per_head}".rstrip()))
     return [Step(0, heading, tuple(items))]
+
+
+def _slots(keys: tuple[str, ...], best: np.ndarray, shown: list[tuple[int, int]]) -> list[int]:
+    """the width of each column of top keys, over the rows shown (a row the mask leaves fewer keys has gaps, -1)"""
+    return [max((text_width(keys[best[j, s]]) for j, _ in shown if best[j, s] >= 0), default=0)
+            for s in range(best.shape[1])]
 
 
 def _aside(keys: tuple[str, ...], leave_out: tuple[int, ...]) -> tuple[str, str] | None:

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import unicodedata
-
 
 def width(text: str) -> int:
-    """the columns a terminal gives text: wide and full-width characters (我, 😀) two, combining and zero-width none"""
+    """the columns a terminal gives text, as the rich tables measure it: wide and full-width characters (我, 😀) two,
+    combining and zero-width ones none, an emoji sequence (👨‍👩‍👧, ❤️, 👍🏽) as one emoji"""
     if text.isascii():
         return len(text)
-    total = 0
-    for ch in text:
-        kind = unicodedata.category(ch)
-        if unicodedata.combining(ch) or kind in ("Mn", "Me", "Cf"):
-            continue
-        total += 2 if kind != "Cn" and unicodedata.east_asian_width(ch) in ("W", "F") else 1
-    return total
+    from rich.cells import cell_len  # only for a label that is not ASCII
+
+    return cell_len(text)
 
 
 def left(text: str, columns: int) -> str:
@@ -51,7 +46,3 @@ def lines(parts: list[str], columns: int, gap: str = "  ") -> list[str]:
             out.append(part)
     return out
 
-
-def plural(count: int, noun: str) -> str:
-    """a count and its noun, "1 row" or "2 rows\""""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"

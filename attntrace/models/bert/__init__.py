@@ -1,1 +1,1 @@
-"""A real BERT-family model in numpy: its wordpieces, the hidden state entering a layer, and one head's weights."""
+"""BERT in numpy: the encoder's forward pass (forward.py) and the bundled all-MiniLM-L6-v2 (files.py)."""

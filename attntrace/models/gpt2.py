@@ -1,0 +1,87 @@
+"""GPT-2 in float64 numpy: learned positions, pre-norm layers, one fused c_attn for Q, K and V, GELU (tanh form).
+Its Conv1D weights are stored in x out, the x · W layout a problem takes, so nothing is transposed."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from attntrace.errors import AttntraceError
+from attntrace.model.masks import Causal
+from attntrace.model.problem import Problem
+from attntrace.models.attend import attend
+from attntrace.models.layers import activation, layer_norm
+from attntrace.models.model import Model
+from attntrace.models.tokenize import Encoding
+
+
+class GPT2(Model):
+    family = "gpt2"
+    marker = "wte.weight"
+    prefixes = ("", "transformer.")
+
+    def check(self) -> None:
+        if self.hidden % self.heads:
+            raise AttntraceError(f"{self.directory / 'config.json'}: n_head = {self.heads} does not divide n_embd = "
+                                 f"{self.hidden}")
+        self.act = activation(self.setting("activation_function", default="gelu_new"), str(self.directory / "config.json"))
+        self.eps = self.real("layer_norm_epsilon", default=1e-5)
+
+    @property
+    def layers(self) -> int:
+        return self.count("n_layer", "num_hidden_layers")
+
+    @property
+    def heads(self) -> int:
+        return self.count("n_head", "num_attention_heads")
+
+    @property
+    def hidden(self) -> int:
+        return self.count("n_embd", "hidden_size")
+
+    @property
+    def positions(self) -> int:
+        return self.count("n_positions", "max_position_embeddings")
+
+    def embed(self, e: Encoding) -> np.ndarray:
+        """[n, hidden]: token + position embeddings"""
+        ids = np.array(e.ids)
+        return self.get("wte.weight", ids) + self.get("wpe.weight", np.arange(len(ids)))
+
+    def scale(self, layer: int) -> bool | float:
+        """what the scores are divided by: sqrt(d_k), and also the layer's number with scale_attn_by_inverse_layer_idx"""
+        by_root = bool(self.setting("scale_attn_weights", default=True))
+        if not self.setting("scale_attn_by_inverse_layer_idx", default=False):
+            return by_root
+        return float(layer) * (math.sqrt(self.hidden // self.heads) if by_root else 1.0)
+
+    def attention(self, h: np.ndarray, layer: int, head: int | None, e: Encoding) -> Problem:
+        """the layer's attention on ln_1(h); c_attn's columns are Q's, K's and V's side by side"""
+        p = f"h.{layer - 1}."
+        x = layer_norm(h, self.get(p + "ln_1.weight"), self.get(p + "ln_1.bias"), self.eps)
+        size = self.hidden // self.heads
+        first, last = (0, self.hidden) if head is None else ((head - 1) * size, head * size)
+
+        def part(which: int) -> slice:  # which: 0 for Q, 1 for K, 2 for V
+            return slice(which * self.hidden + first, which * self.hidden + last)
+
+        full = head is None
+        return Problem(
+            x=x,
+            w_q=self.get(p + "attn.c_attn.weight", (slice(None), part(0))), b_q=self.get(p + "attn.c_attn.bias", part(0)),
+            w_k=self.get(p + "attn.c_attn.weight", (slice(None), part(1))), b_k=self.get(p + "attn.c_attn.bias", part(1)),
+            w_v=self.get(p + "attn.c_attn.weight", (slice(None), part(2))), b_v=self.get(p + "attn.c_attn.bias", part(2)),
+            heads=self.heads if full else 1,
+            w_o=self.get(p + "attn.c_proj.weight") if full else None,
+            b_o=self.get(p + "attn.c_proj.bias") if full else None,
+            scale=self.scale(layer), mask=(Causal(),), tokens=e.labels, name=self.title(layer, head),
+        )
+
+    def block(self, h: np.ndarray, layer: int, e: Encoding) -> np.ndarray:
+        """h + attention(ln_1(h)), then + MLP(ln_2(·))"""
+        p = f"h.{layer - 1}."
+        h = h + attend(self.attention(h, layer, None, e))
+        y = layer_norm(h, self.get(p + "ln_2.weight"), self.get(p + "ln_2.bias"), self.eps)
+        inner = self.act(self.linear(p + "mlp.c_fc", y, stored="in x out"))
+        return h + self.linear(p + "mlp.c_proj", inner, stored="in x out")

@@ -1,0 +1,162 @@
+"""Llama and the decoders built like it (Qwen2, Mistral) in float64 numpy: RMSNorm before attention and MLP, rotary
+positions ("half" pairs, as rotate_half), grouped-query attention, a gated MLP. Qwen2 adds biases to Q, K and V;
+Mistral (and Qwen2 where its config says) lets a query see only the last sliding_window keys."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from attntrace.errors import AttntraceError
+from attntrace.model.masks import Causal, Mask, Window
+from attntrace.model.problem import Problem
+from attntrace.model.variants import Rope
+from attntrace.models.attend import attend
+from attntrace.models.layers import activation, rms_norm
+from attntrace.models.model import Model
+from attntrace.models.tokenize import Encoding
+
+ROPE_TYPES = ("default", "linear")  # the frequencies base^(-2i/d), with positions as they are or divided by a factor
+
+
+class Llama(Model):
+    """weights stored out x in (nn.Linear), transposed when a problem is made"""
+
+    family = "llama"
+    marker = "embed_tokens.weight"
+    prefixes = ("", "model.")
+
+    def check(self) -> None:
+        where = self.directory / "config.json"
+        if self.heads % self.kv_heads:
+            raise AttntraceError(f"{where}: num_key_value_heads = {self.kv_heads} does not divide num_attention_heads = "
+                                 f"{self.heads}")
+        if self.head_dim % 2:
+            raise AttntraceError(f"{where}: a head of {self.head_dim} dimensions cannot turn in pairs (rotary positions)")
+        self.act = activation(self.setting("hidden_act", default="silu"), str(where))
+        self.eps = self.real("rms_norm_eps", default=1e-6)
+        self.base, self.factor = self._rope()
+
+    def _rope(self) -> tuple[float, float]:
+        """the rotary base (rope_theta, under rope_parameters in newer configs, at the top in older ones) and the
+        factor positions are divided by"""
+        where = self.directory / "config.json"
+        rope: Any = self.setting("rope_parameters", "rope_scaling", default={})
+        if not isinstance(rope, dict):
+            raise AttntraceError(f"{where}: rope_parameters must be a JSON object")
+        kind = rope.get("rope_type", rope.get("type", "default"))
+        if kind not in ROPE_TYPES:
+            raise AttntraceError(f"{where}: rope_type {kind!r} changes the rotary frequencies, which attntrace does "
+                                 f"not compute; it reads {' and '.join(ROPE_TYPES)}")
+        if rope.get("partial_rotary_factor", 1.0) != 1.0:
+            raise AttntraceError(f"{where}: partial_rotary_factor {rope['partial_rotary_factor']!r}; attntrace turns "
+                                 "every dimension of a head")
+        base = rope.get("rope_theta", self.setting("rope_theta", default=10000.0))
+        factor = rope.get("factor", 1.0) if kind == "linear" else 1.0
+        for key, value in (("rope_theta", base), ("factor", factor)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise AttntraceError(f"{where}: {key} = {value!r} must be a positive number")
+        return float(base), float(factor)
+
+    @property
+    def layers(self) -> int:
+        return self.count("num_hidden_layers")
+
+    @property
+    def heads(self) -> int:
+        return self.count("num_attention_heads")
+
+    @property
+    def kv_heads(self) -> int:
+        return self.count("num_key_value_heads", "num_attention_heads")
+
+    @property
+    def hidden(self) -> int:
+        return self.count("hidden_size")
+
+    @property
+    def head_dim(self) -> int:
+        return self.count("head_dim", default=self.hidden // self.heads)
+
+    @property
+    def positions(self) -> int:
+        return self.count("max_position_embeddings")
+
+    def window(self, layer: int) -> int | None:
+        """the sliding window of layer (from 1): a query sees itself and the window - 1 keys before it; None: all"""
+        return None
+
+    def embed(self, e: Encoding) -> np.ndarray:
+        return self.get("embed_tokens.weight", np.array(e.ids))
+
+    def masks(self, layer: int) -> tuple[Mask, ...]:
+        """causal, and within the window: query i sees keys i - W < j <= i"""
+        window = self.window(layer)
+        return (Causal(),) if window is None else (Causal(), Window(window - 1))
+
+    def attention(self, h: np.ndarray, layer: int, head: int | None, e: Encoding) -> Problem:
+        """the layer's attention on input_layernorm(h); head a (from 1) reads key/value block (a - 1) // (heads / kv_heads)"""
+        p = f"layers.{layer - 1}."
+        x = rms_norm(h, self.get(p + "input_layernorm.weight"), self.eps)
+        d = self.head_dim
+        if head is None:
+            q_rows = kv_rows = slice(None)
+        else:
+            block = (head - 1) // (self.heads // self.kv_heads)
+            q_rows, kv_rows = slice((head - 1) * d, head * d), slice(block * d, (block + 1) * d)  # out x in: rows
+        full = head is None
+        b_o = self.optional(p + "self_attn.o_proj.bias") if full else None
+        return Problem(
+            x=x,
+            w_q=self.get(p + "self_attn.q_proj.weight", q_rows).T, b_q=self.optional(p + "self_attn.q_proj.bias", q_rows),
+            w_k=self.get(p + "self_attn.k_proj.weight", kv_rows).T, b_k=self.optional(p + "self_attn.k_proj.bias", kv_rows),
+            w_v=self.get(p + "self_attn.v_proj.weight", kv_rows).T, b_v=self.optional(p + "self_attn.v_proj.bias", kv_rows),
+            heads=self.heads if full else 1, kv_heads=self.kv_heads if full else None,
+            w_o=self.get(p + "self_attn.o_proj.weight").T if full else None, b_o=b_o,
+            rope=Rope(base=self.base, pairs="half", positions=tuple(i / self.factor for i in range(len(x)))),
+            scale=True, mask=self.masks(layer), tokens=e.labels, name=self.title(layer, head),
+        )
+
+    def block(self, h: np.ndarray, layer: int, e: Encoding) -> np.ndarray:
+        """h + attention(RMSNorm(h)), then + down(act(gate(y)) · up(y)) with y = RMSNorm(·)"""
+        p = f"layers.{layer - 1}."
+        h = h + attend(self.attention(h, layer, None, e))
+        y = rms_norm(h, self.get(p + "post_attention_layernorm.weight"), self.eps)
+        gate, up = self.linear(p + "mlp.gate_proj", y), self.linear(p + "mlp.up_proj", y)
+        return h + self.linear(p + "mlp.down_proj", self.act(gate) * up)
+
+
+class Qwen2(Llama):
+    """Llama with biases on Q, K and V; a sliding window only where use_sliding_window (or layer_types) says"""
+
+    family = "qwen2"
+
+    def window(self, layer: int) -> int | None:
+        if not self.setting("use_sliding_window", default=False):
+            return None  # transformers sets sliding_window to None then, whatever else config.json says
+        kinds = self.setting("layer_types")
+        if isinstance(kinds, list) and len(kinds) >= layer:
+            sliding = kinds[layer - 1] == "sliding_attention"
+        else:
+            first = self.setting("max_window_layers", default=28)  # transformers' default
+            sliding = not isinstance(first, int) or layer - 1 >= first
+        size = self.setting("sliding_window")
+        return _window(self, size) if sliding and size is not None else None
+
+
+class Mistral(Llama):
+    """Llama with a sliding window in every layer when its config sets sliding_window"""
+
+    family = "mistral"
+
+    def window(self, layer: int) -> int | None:
+        size = self.setting("sliding_window")
+        return None if size is None else _window(self, size)
+
+
+def _window(model: Model, size: Any) -> int:
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise AttntraceError(f"{model.directory / 'config.json'}: sliding_window = {size!r} must be a whole number of at "
+                             "least 1")
+    return size

@@ -1,0 +1,147 @@
+"""What every model family gives a traced sentence: its sizes from config.json, its weights by name (read when used),
+and its forward pass a layer at a time, up to the attention of the layer traced as a Problem."""
+
+from __future__ import annotations
+
+import json
+import math
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from attntrace.errors import AttntraceError
+from attntrace.model.problem import Problem
+from attntrace.models.tensors import Tensors
+from attntrace.models.tokenize import Encoding
+from attntrace.render.escape import visible
+
+BLOCK = 1 << 16  # weights widened and multiplied at a time: half a megabyte of float64, within a core's cache
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    """a JSON object from a model's directory, or one line saying what is wrong with it"""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise AttntraceError(f"{path.parent}: no {path.name}") from None
+    except (UnicodeDecodeError, ValueError):
+        raise AttntraceError(f"{path}: not a JSON file") from None
+    if not isinstance(value, dict):
+        raise AttntraceError(f"{path}: not a JSON object")
+    return value
+
+
+class Model(ABC):
+    """a model of one family: config.json's settings and the weights, in the model's own layout, float64 when read"""
+
+    family: ClassVar[str]
+    marker: ClassVar[str]  # a tensor every checkpoint of the family holds, named without a prefix
+    prefixes: ClassVar[tuple[str, ...]]  # what a checkpoint may put before every name ("model." for ...ForCausalLM)
+
+    def __init__(self, config: dict[str, Any], tensors: Tensors, directory: Path, name: str) -> None:
+        self.config, self.tensors, self.directory, self.name = config, tensors, directory, name
+        found = next((p for p in self.prefixes if p + self.marker in tensors), None)
+        if found is None:
+            raise AttntraceError(f"{directory}: the weights have no {self.marker}; config.json says this is a "
+                                 f"{self.family} model, and a {self.family} model has one")
+        self.prefix = found
+        self.check()
+
+    @abstractmethod
+    def check(self) -> None:
+        """read the settings the forward pass needs; refuse, in one line, a configuration it does not compute"""
+
+    # the sizes every family has
+    @property
+    @abstractmethod
+    def layers(self) -> int: ...
+
+    @property
+    @abstractmethod
+    def heads(self) -> int: ...
+
+    @property
+    @abstractmethod
+    def positions(self) -> int:
+        """the longest sentence, in tokens, the model has positions for"""
+
+    @abstractmethod
+    def embed(self, e: Encoding) -> np.ndarray:
+        """[n, hidden]: the hidden state entering layer 1"""
+
+    @abstractmethod
+    def block(self, h: np.ndarray, layer: int, e: Encoding) -> np.ndarray:
+        """[n, hidden] -> [n, hidden]: one whole layer (from 1)"""
+
+    @abstractmethod
+    def attention(self, h: np.ndarray, layer: int, head: int | None, e: Encoding) -> Problem:
+        """the attention of layer (from 1) on the hidden state h entering it: one head (from 1), or every head with
+        W_O when head is None"""
+
+    @property
+    def wordpiece(self) -> bool:
+        """whether a vocab.txt may stand in for tokenizer.json"""
+        return False
+
+    def title(self, layer: int, head: int | None) -> str:
+        return f"{self.name} · layer {layer}" + ("" if head is None else f" · head {head}")
+
+    # config.json
+    def setting(self, *keys: str, default: Any = None) -> Any:
+        """the first of keys config.json sets (not null), else default"""
+        return next((self.config[k] for k in keys if self.config.get(k) is not None), default)
+
+    def count(self, *keys: str, default: int | None = None) -> int:
+        """a whole number of at least 1 from config.json"""
+        value = self.setting(*keys, default=default)
+        if value is None:
+            raise AttntraceError(f"{self.directory / 'config.json'}: no {keys[0]}, which a {self.family} model sets")
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise AttntraceError(f"{self.directory / 'config.json'}: {keys[0]} = {visible(repr(value)[:40])} must be a "
+                                 "whole number of at least 1")
+        return value
+
+    def real(self, *keys: str, default: float) -> float:
+        """a finite number from config.json"""
+        value = self.setting(*keys, default=default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise AttntraceError(f"{self.directory / 'config.json'}: {keys[0]} = {visible(repr(value)[:40])} must be a "
+                                 "number")
+        return float(value)
+
+    # the weights
+    def has(self, key: str) -> bool:
+        return self.prefix + key in self.tensors
+
+    def get(self, key: str, index: Any = ()) -> np.ndarray:
+        """the tensor key (without its prefix), or the part index selects of it, as float64"""
+        name = self.prefix + key
+        if name not in self.tensors:
+            raise AttntraceError(f"{self.directory}: the weights have no {name}, which a {self.family} model has")
+        return self.tensors.get(name, index)
+
+    def optional(self, key: str, index: Any = ()) -> np.ndarray | None:
+        """a tensor some checkpoints of the family have (a projection's bias), or None"""
+        return self.get(key, index) if self.has(key) else None
+
+    def linear(self, key: str, x: np.ndarray, stored: str = "out x in") -> np.ndarray:
+        """[n, d_in] -> [n, d_out]: x · W (+ b where the checkpoint has key.bias), W read and widened a block of its
+        stored rows at a time, each block multiplied while it is in the cache; stored is nn.Linear's layout, "out x in",
+        or Conv1D's, "in x out" """
+        name = self.prefix + key + ".weight"
+        if name not in self.tensors:
+            raise AttntraceError(f"{self.directory}: the weights have no {name}, which a {self.family} model has")
+        rows, cols = self.tensors.shape(name)
+        step = max(1, BLOCK // cols)
+        if stored == "out x in":
+            out = np.empty((len(x), rows))
+            for start in range(0, rows, step):  # [step, d_in] @ [d_in, n] -> [step, n]: a block of outputs
+                out[:, start:start + step] = (self.tensors.get(name, slice(start, start + step)) @ x.T).T
+        else:
+            out = np.zeros((len(x), cols))
+            for start in range(0, rows, step):  # [n, step] @ [step, d_out]: a block of inputs' share of every output
+                out += x[:, start:start + step] @ self.tensors.get(name, slice(start, start + step))
+        bias = self.optional(key + ".bias")
+        return out if bias is None else out + bias

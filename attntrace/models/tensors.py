@@ -1,0 +1,154 @@
+"""A model's safetensors weights read without torch: one tensor (or a slice of it) at a time from a memory map, widened to
+float64 when it is used, bfloat16 included (its 16 bits are the upper half of a float32)."""
+
+from __future__ import annotations
+
+import json
+import math
+import mmap
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from attntrace.errors import AttntraceError
+from attntrace.render.escape import visible
+
+SINGLE = "model.safetensors"
+INDEX = "model.safetensors.index.json"
+MAX_HEADER = 100_000_000  # bytes of JSON before the data, as the safetensors library allows
+FLOATS: dict[str, np.dtype[Any]] = {"F64": np.dtype("<f8"), "F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "BF16": np.dtype("<u2")}
+OTHERS: dict[str, np.dtype[Any]] = {"I64": np.dtype("<i8"), "I32": np.dtype("<i4"), "I16": np.dtype("<i2"), "I8": np.dtype("i1"),
+          "U8": np.dtype("u1"), "BOOL": np.dtype("?")}  # buffers some checkpoints keep (position ids, masks)
+DTYPES: dict[str, np.dtype[Any]] = {**FLOATS, **OTHERS}
+_SHARD_NAME = re.compile(r"[\w.-]+\.safetensors")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """where one tensor lies: its file, dtype, shape and byte range within the file"""
+
+    file: Path
+    dtype: str
+    shape: tuple[int, ...]
+    start: int
+    end: int
+
+
+class Tensors:
+    """the tensors of a model directory, by name; nothing is read until a tensor is asked for"""
+
+    def __init__(self, entries: dict[str, Entry]) -> None:
+        self._entries = entries
+        self._maps: dict[Path, mmap.mmap] = {}
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._entries
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._entries)
+
+    def shape(self, name: str) -> tuple[int, ...]:
+        return self._entries[name].shape
+
+    def raw(self, name: str) -> np.ndarray:
+        """the stored array, read-only and unconverted (bfloat16 as its uint16 bits)"""
+        entry = self._entries[name]
+        data = self._map(entry.file)
+        count = math.prod(entry.shape)
+        return np.frombuffer(data, DTYPES[entry.dtype], count, entry.start).reshape(entry.shape)
+
+    def get(self, name: str, index: Any = ()) -> np.ndarray:
+        """the tensor, or raw(name)[index], as float64: only the part asked for is converted"""
+        entry = self._entries[name]
+        if entry.dtype not in FLOATS:
+            raise AttntraceError(f"{entry.file}: the tensor {visible(name)} holds {entry.dtype}, not floating-point weights")
+        part = self.raw(name)[index]
+        if entry.dtype == "BF16":
+            bits = part.astype(np.uint32)
+            bits <<= 16
+            return bits.view(np.float32).astype(np.float64)
+        return part.astype(np.float64)
+
+    def _map(self, file: Path) -> mmap.mmap:
+        if file not in self._maps:
+            with open(file, "rb") as f:
+                self._maps[file] = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        return self._maps[file]
+
+
+def open_weights(directory: Path) -> Tensors:
+    """the weights in directory: model.safetensors, or the shards model.safetensors.index.json names"""
+    single, index = directory / SINGLE, directory / INDEX
+    if single.is_file():
+        return Tensors(read_header(single))
+    if index.is_file():
+        return Tensors(_sharded(directory, index))
+    others = sorted(p.name for p in directory.glob("*.bin")) + sorted(p.name for p in directory.glob("*.pt*"))
+    also = f"; it has {others[0]}, which attntrace does not read (it never unpickles)" if others else ""
+    raise AttntraceError(f"{directory}: no {SINGLE} (or {INDEX} and its shards){also}")
+
+
+def _sharded(directory: Path, index: Path) -> dict[str, Entry]:
+    try:
+        weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
+        if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+            raise TypeError
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        raise AttntraceError(f"{index}: not a shard index (a JSON object whose weight_map names each tensor's file)") from None
+    headers: dict[str, dict[str, Entry]] = {}
+    entries: dict[str, Entry] = {}
+    for name, shard in weight_map.items():
+        if not _SHARD_NAME.fullmatch(shard) or shard.startswith("."):
+            raise AttntraceError(f"{index}: the shard {visible(shard[:80])!r} is not a .safetensors file name in this folder")
+        if shard not in headers:
+            path = directory / shard
+            if not path.is_file():
+                raise AttntraceError(f"{directory}: no {shard}, a shard {INDEX} names; the download is incomplete")
+            headers[shard] = read_header(path)
+        if name not in headers[shard]:
+            raise AttntraceError(f"{directory / shard}: no tensor {visible(name[:80])}, which {INDEX} puts there")
+        entries[name] = headers[shard][name]
+    return entries
+
+
+def read_header(path: Path) -> dict[str, Entry]:
+    """the tensors a .safetensors file holds, checked against its size: an 8-byte length, a JSON header, the data"""
+    def broken(why: str) -> AttntraceError:
+        return AttntraceError(f"{path}: not a readable safetensors file ({why})")
+
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(8)
+        if len(head) < 8:
+            raise broken("shorter than its 8-byte header length")
+        length = int.from_bytes(head, "little")
+        if length > min(MAX_HEADER, size - 8):
+            raise broken(f"a header of {length:,} bytes in a file of {size:,}")
+        text = f.read(length)
+    try:
+        header = json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise broken("its header is not JSON") from None
+    if not isinstance(header, dict):
+        raise broken("its header is not a JSON object")
+    data_start, data_size = 8 + length, size - 8 - length
+    entries = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        try:
+            dtype, shape, (start, end) = info["dtype"], tuple(info["shape"]), info["data_offsets"]
+            if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (*shape, start, end)):
+                raise TypeError
+        except (KeyError, TypeError, ValueError):
+            raise broken(f"the entry of {visible(str(name)[:80])} is not dtype, shape and data_offsets") from None
+        if dtype not in DTYPES:
+            raise broken(f"{visible(str(name)[:80])} has the dtype {visible(str(dtype)[:20])}, which attntrace does not read")
+        if not start <= end <= data_size or end - start != math.prod(shape) * DTYPES[dtype].itemsize:
+            raise broken(f"{visible(str(name)[:80])} lies outside the file or does not fit its shape")
+        entries[name] = Entry(path, dtype, shape, data_start + start, data_start + end)
+    return entries
