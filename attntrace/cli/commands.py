@@ -165,6 +165,13 @@ class Theme(str, Enum):
     light = "light"
 
 
+def _no_padding(value: Optional[list[str]]) -> Optional[list[str]]:
+    """--mask where padding is not the user's to give (a model's tokenizer decides it, or a drawn problem has none)"""
+    if value is not None and any(m.strip() == "padding" for item in value for m in item.split(",")):
+        raise typer.BadParameter("padding is not offered here; use causal, window or none")
+    return value
+
+
 def _positive(value: Optional[float]) -> Optional[float]:
     if value is not None and not value > 0:
         raise typer.BadParameter(f"{value} must be a positive number")
@@ -202,7 +209,8 @@ MaskOpt = Annotated[Optional[list[str]], typer.Option(
     "--mask", help="causal, window (with --window), padding (with --padding) or none; repeat or use commas.",
     show_default=False)]
 MaskNoPaddingOpt = Annotated[Optional[list[str]], typer.Option(
-    "--mask", help="causal, window (with --window) or none; repeat or use commas.", show_default=False)]
+    "--mask", help="causal, window (with --window) or none; repeat or use commas.", show_default=False,
+    callback=lambda value: _no_padding(value))]
 WindowOpt = Annotated[Optional[int], typer.Option("--window", min=0, help="Window mask: |i - j| <= W.",
                                                   show_default=False)]
 HeadsOpt = Annotated[Optional[int], typer.Option("--heads", min=1, help="Number of heads.", show_default=False)]
@@ -277,6 +285,9 @@ def _keys(text: str) -> tuple[int, ...]:
 def _options(fmt: Optional[Enum], precision: int, pause: bool = False, output: Optional[Path] = None,
              colour: Colour = Colour.auto, export_svg: Optional[Path] = None, export_html: Optional[Path] = None,
              theme: Theme = Theme.dark, ascii_: bool = False) -> OutputOptions:
+    if theme is not Theme.dark and export_svg is None and export_html is None:
+        raise typer.BadParameter("the theme is the exports' background: add --export-svg FILE or --export-html FILE",
+                                 param_hint="'--theme'")
     return OutputOptions(None if fmt is None else str(fmt.value), precision, pause, output, colour.value, export_svg,
                          export_html, theme.value, ascii_)
 
@@ -646,7 +657,7 @@ def bert(
                                                                   "lists; the weights stay the model's own (each line "
                                                                   "ends with its weight on them).")] = False,
     fmt: FormatOpt = None, precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
-    scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
+    scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskNoPaddingOpt = None, window: WindowOpt = None,
     output: OutputOpt = None, colour: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
     theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False,
 ) -> None:
@@ -672,7 +683,7 @@ def model(
                                                                   "[SEP], <s>) out of the who-attends-to-whom lists; "
                                                                   "the weights stay the model's own.")] = False,
     fmt: FormatOpt = None, precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, pause: PauseOpt = False,
-    scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None,
+    scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskNoPaddingOpt = None, window: WindowOpt = None,
     output: OutputOpt = None, colour: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
     theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False,
 ) -> None:
@@ -704,6 +715,9 @@ def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str],
     if no_special and not all_heads and input_ is not None and not who:
         raise AttntraceError("--no-special is for the who-attends-to-whom lists, which --input shows only with --who; "
                              "add --who", exit_code=2)
+    if who and opts.format in ("json", "csv"):
+        raise AttntraceError(f"--who is a view to read, with no {opts.format.upper()} form; for every weight, use "
+                             f"--format {opts.format} without --who", exit_code=2)
     directory = where()
     distinct([extract, opts.output, opts.export_svg, opts.export_html], [directory])
     env = _env()
@@ -727,9 +741,7 @@ def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str],
         _show_trace(env, t, summary, opts)
         return
     if extract is not None:
-        written = problem_to_dict(problem)
-        if problem.rope is not None:  # the rotation is part of the head: the file must reproduce it
-            written.setdefault("rope", problem.rope.settings())
+        written = problem_to_dict(problem)  # with its rope, masks and biases: `run` traces it to the same numbers
         show(env, Document(data=written), OutputOptions(format="json", output=extract))
         env.message(f"wrote {extract}: {problem.name}, {len(encoding.tokens)} tokens; "
                     f"trace it with attntrace run {extract}")
