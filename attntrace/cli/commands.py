@@ -770,6 +770,39 @@ def _show_head(env: Environment, t: Any, steps: Any, opts: OutputOptions, head: 
     show(env, Document(steps, json_form, title=t.problem.name), opts)
 
 
+def explore(file: FileArg = None,
+            input_: Annotated[Optional[int], typer.Option("--input", "-i", help="The input steps 4 to 7 follow first, "
+                                                          "from 1.", show_default=False)] = None,
+            precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False, scale: ScaleOpt = None,
+            scale_by: ScaleByOpt = None, mask: MaskOpt = None, window: WindowOpt = None, heads: HeadsOpt = None,
+            padding: PaddingOpt = None, x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None,
+            ascii_: AsciiOpt = False) -> None:
+    """Step through a trace in the terminal: go back, follow an input, see a cell's arithmetic, edit a number."""
+    from attntrace.explore.state import Session
+    from attntrace.files.problemfile import origin
+    from attntrace.model.problem import problem_error
+    from attntrace.render.table import Look
+
+    env = _env()
+    if not (env.stdin_isatty and env.stdout_isatty):
+        raise AttntraceError("explore needs a terminal for stdin and stdout; to print the trace instead, use "
+                             f"attntrace run{'' if file is None else ' ' + file}")
+    matrices = {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}
+    problem = _problem(file, env, **matrices, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads,
+                       padding=padding)
+    try:
+        session = Session(problem, precision=precision, carry=carry_rounding, row=(input_ or 1) - 1)
+    except OutOfRange:
+        raise
+    except AttntraceError as e:
+        raise problem_error(origin(file, matrices), e) from None
+    from attntrace.explore.app import explore as run_explorer  # Textual, only once there is a terminal to run in
+
+    stem = "attntrace" if file is None or file == "-" else Path(file).stem
+    code = run_explorer(session, look=Look(ascii_), stem=stem)
+    if code:
+        raise typer.Exit(code)
+
 
 # every command, with the example its help ends with
 FILE = ("FILE is a problem: a .json file (or a trace written by --format json), a directory of CSV files (x.csv, "
@@ -808,6 +841,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
               "MODEL is a directory (config.json, model.safetensors or its shards, tokenizer.json) or the id of a "
               "model already in the local Hugging Face cache; nothing is downloaded.\n\nExample: attntrace model "
               'Qwen/Qwen2-0.5B "The animal didn\'t cross the street because it was too tired" --layer 12 --head 3'),
+    'explore': ("Step through a trace interactively and edit it.",
+                f"{FILE_OR_X}\n\nKeys: arrows or n/p step, up/down or 1-9 pick the input, Tab and Enter show a "
+                "cell's arithmetic, e edits, u undoes, ? lists every key, q quits.\n\nExample: attntrace explore "
+                "samples/scaled.json --input 2"),
 }
 
 

@@ -1,0 +1,401 @@
+"""An exploration without a screen: the problem and its edits, where the reader is (step, input, head, cell), and what
+each step shows, recomputed through the engine and the views after every change."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.model import masks
+from attntrace.model.engine import trace
+from attntrace.model.maths import softmax
+from attntrace.model.problem import Problem
+from attntrace.model.trace import Trace
+from attntrace.render.layout import shown
+from attntrace.views.explain import explain_steps, fixed
+from attntrace.views.page import Block, Note, Step
+from attntrace.views.steps import run_steps, step_steps, walk_rows
+
+STEPS = ("prepare inputs", "weights", "derive Q, K, V", "scores", "softmax", "weighted values", "output",
+         "every input at once")
+MAX_PRECISION = 17  # as --precision
+TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
+GIVEN = {"X": "x", "W_Q": "w_q", "W_K": "w_k", "W_V": "w_v", "W_O": "w_o", "b_q": "b_q", "b_k": "b_k",
+         "b_v": "b_v", "b_o": "b_o"}  # the tables of steps 1 and 2 that are the problem's own numbers, by title
+CACHED = 64  # traces and views kept; more are dropped all at once
+
+
+@dataclass(frozen=True)
+class Cell:
+    """the selected cell: its table among the current step's tables, its row and its column, all from 0"""
+
+    block: int
+    row: int
+    col: int
+
+
+class Session:
+    """the problem being explored, its undo history, and where the reader is; every view comes from the engine"""
+
+    def __init__(self, problem: Problem, *, precision: int = 4, carry: bool = False, row: int = 0) -> None:
+        if not 0 <= row < problem.dims.n:
+            raise OutOfRange("query", row + 1, problem.dims.n, "this problem has inputs")
+        self.original = problem
+        self.problem = problem
+        self.history: list[Problem] = []  # the problems before each change, the last one first to undo
+        self.before: Problem | None = None  # the problem before the last change: what its highlighted cells differ from
+        self.precision = precision
+        self.carry = carry  # round every intermediate to the precision and carry it on
+        self.step = 1
+        self.row = row  # the input steps 4-7 follow, from 0
+        self.head = 0
+        self.temperature = 1.0
+        self.tempered = False  # the softmax at a temperature is shown
+        self.explaining = False  # the selected cell's arithmetic is shown
+        self._memo: dict[tuple[Any, ...], tuple[Problem, Any]] = {}
+        self.view()
+        self.cell: Cell | None = None
+        self._open()
+
+    # what is shown
+
+    @property
+    def decimals(self) -> int | None:
+        return self.precision if self.carry else None
+
+    def view(self, problem: Problem | None = None) -> list[Step]:
+        """the eight steps of problem (default: the current one) for the input and head followed"""
+        p = self.problem if problem is None else problem
+
+        def make() -> list[Step]:
+            whole = self._cached(("run", id(p), self.decimals), p, lambda: run_steps(self._trace(p, None)))
+            walked = step_steps(self._trace(p, self.row + 1))[1:]
+            return [self._for_head(s, p) for s in (*whole[:3], *walked, whole[-1])]
+
+        return self._cached(("view", id(p), self.row, self.head, self.decimals), p, make)  # type: ignore[no-any-return]
+
+    def current(self) -> Step:
+        return self.view()[self.step - 1]
+
+    def blocks(self, step: Step | None = None) -> list[Block]:
+        return [item for item in (step or self.current()).items if isinstance(item, Block)]
+
+    def _trace(self, p: Problem, query: int | None) -> Trace:
+        """every input (walked through as run does), or one input (from 1) as step does"""
+        show = walk_rows(p.dims.n) if query is None else None
+        return self._cached(("trace", id(p), query, self.decimals), p,  # type: ignore[no-any-return]
+                            lambda: trace(p, query=query, show=show, decimals=self.decimals))
+
+    def _cached(self, key: tuple[Any, ...], p: Problem, make: Callable[[], Any]) -> Any:
+        held = self._memo.get(key)
+        if held is not None and held[0] is p:  # the entry holds p, so no other problem can have its id meanwhile
+            return held[1]
+        if len(self._memo) >= CACHED:
+            self._memo.clear()
+        value = make()
+        self._memo[key] = (p, value)
+        return value
+
+    def _for_head(self, step: Step, p: Problem) -> Step:
+        """the step with only the followed head's tables (and those of every head together), as the views make them"""
+        if p.dims.heads == 1:
+            return step
+        keep = tuple(item for item in step.items if not isinstance(item, Block) or item.answer is None
+                     or item.answer[0] in (None, self.head + 1))
+        return replace(step, items=keep)
+
+    def changed(self, number: int | None = None) -> list[np.ndarray | None]:
+        """for each table of a step (default: the current one), its cells that differ from the problem before the last
+        change"""
+        number = self.step if number is None else number
+        now = self.blocks(self.view()[number - 1])
+        if self.before is None:
+            return [None] * len(now)
+        try:
+            old = {_identity(b): b for b in self.blocks(self.view(self.before)[number - 1])}
+        except AttntraceError:
+            return [None] * len(now)
+        out: list[np.ndarray | None] = []
+        for b in now:
+            was = old.get(_identity(b))
+            out.append(None if was is None or was.values.shape != b.values.shape else was.values != b.values)
+        return out
+
+    # moving about
+
+    def go(self, step: int) -> None:
+        """open a step (1 to 8), its first cell selected"""
+        self.step = min(max(step, 1), len(STEPS))
+        self._open()
+
+    def next_step(self, delta: int) -> None:
+        if not 1 <= self.step + delta <= len(STEPS):
+            raise AttntraceError("this is the last step" if delta > 0 else "this is the first step")
+        self.go(self.step + delta)
+
+    def follow(self, row: int) -> None:
+        """follow input row (from 0) through steps 4-7"""
+        n = self.problem.dims.n
+        if not 0 <= row < n:
+            raise AttntraceError(f"input {row + 1} is out of range; this problem has inputs 1 to {n}")
+        self.row = row
+        self._keep()
+
+    def next_input(self, delta: int) -> None:
+        n = self.problem.dims.n
+        if not 0 <= self.row + delta < n:
+            raise AttntraceError(f"input {self.row + 1} is the {'last' if delta > 0 else 'first'}; "
+                                 f"this problem has inputs 1 to {n}")
+        self.follow(self.row + delta)
+
+    def next_head(self, delta: int) -> None:
+        heads = self.problem.dims.heads
+        if heads == 1:
+            raise AttntraceError("this problem has one head")
+        self.head = (self.head + delta) % heads
+        self._keep()
+
+    def select(self, cell: Cell) -> None:
+        blocks = self.blocks()
+        if not (0 <= cell.block < len(blocks) and 0 <= cell.row < len(blocks[cell.block].rows)
+                and 0 <= cell.col < len(blocks[cell.block].cols)):
+            raise AttntraceError("there is no such cell in this step")
+        self.cell = cell
+
+    def move(self, rows: int, cols: int) -> None:
+        """the cell rows down and cols right of the selected one, in the same table (hidden rows and columns skipped)"""
+        if self.cell is None:
+            raise AttntraceError("this step has no table")
+        c, b = self.cell, self.blocks()[self.cell.block]
+        shown_rows, shown_cols = shown(len(b.rows))[0], shown(len(b.cols))[0]
+        r = shown_rows[min(max(shown_rows.index(c.row) + rows, 0), len(shown_rows) - 1)]
+        k = shown_cols[min(max(shown_cols.index(c.col) + cols, 0), len(shown_cols) - 1)]
+        self.cell = Cell(c.block, r, k)
+
+    def tab(self, delta: int) -> None:
+        """the next cell (delta 1) or the previous one (-1), row by row, on to the next table and round again"""
+        if self.cell is None:
+            raise AttntraceError("this step has no table")
+        order = [Cell(k, r, c) for k, b in enumerate(self.blocks())
+                 for r in shown(len(b.rows))[0] for c in shown(len(b.cols))[0]]
+        self.cell = order[(order.index(self.cell) + delta) % len(order)]
+
+    def _open(self) -> None:
+        self.cell = Cell(0, 0, 0) if self.blocks() else None
+
+    def _keep(self) -> None:
+        """keep the selected cell where the step still has it, else select the first"""
+        c, blocks = self.cell, self.blocks()
+        if c is None or c.block >= len(blocks) or c.row >= len(blocks[c.block].rows) \
+                or c.col >= len(blocks[c.block].cols):
+            self._open()
+
+    # changing the problem and how it is shown
+
+    def editable(self) -> tuple[str, Block]:
+        """the problem key of the selected cell's table, and the table; only the given numbers can be edited"""
+        if self.cell is None:
+            raise AttntraceError("this step has no table")
+        b = self.blocks()[self.cell.block]
+        key = GIVEN.get(b.title) or ("source" if b.title.startswith("source") else None)
+        if self.step > 2 or key is None:
+            raise AttntraceError(f"{b.title} is computed; edit X or the weights (steps 1 and 2) and watch it change")
+        return key, b
+
+    def edit(self, text: str) -> str:
+        """put the number text in the selected cell of X or a weight; every later intermediate is recomputed"""
+        key, b = self.editable()
+        c = self.cell
+        assert c is not None
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise AttntraceError(f'"{text.strip()}" is not a number; type one such as 2, -0.5 or 1e-3') from None
+        if not math.isfinite(value):
+            raise AttntraceError(f"{text.strip()} is not a finite number; type one such as 2, -0.5 or 1e-3")
+        matrix = np.array(getattr(self.problem, key), dtype=np.float64)
+        if matrix.ndim == 1:
+            matrix[c.col] = value
+        else:
+            matrix[c.row, c.col] = value
+        changes: dict[str, Any] = {key: matrix}
+        self._change(replace(self.problem, **changes))
+        return f"{'source' if key == 'source' else b.title}[{c.row + 1}, {c.col + 1}] = {typed(value)}"
+
+    def undo(self) -> str:
+        if not self.history:
+            raise AttntraceError("nothing to undo")
+        self.before, self.problem = self.problem, self.history.pop()
+        self._keep()
+        return f"undone; {len(self.history)} change{'s' * (len(self.history) != 1)} left to undo"
+
+    def toggle_scale(self) -> str:
+        """no scaling, or the problem's own (sqrt(d_k) when it had none)"""
+        own = self.original.scale
+        scale = False if self.problem.scale is not False else (own if own is not False else True)
+        self._change(replace(self.problem, scale=scale))
+        return f"scale: {self.scale_words()}"
+
+    def cycle_mask(self) -> str:
+        """the next of: no mask, causal, a window, the problem's padding, the problem's own masks"""
+        own = self.original
+        window = own.window if own.window is not None else 1
+        choices: list[tuple[masks.Mask, ...]] = [()]
+        if own.source is None:
+            choices.append((masks.Causal(),))
+        choices.append((masks.Window(window),))
+        if own.padding is not None:
+            choices.append((masks.Padding(own.padding),))
+        if own.mask not in choices:
+            choices.insert(1, own.mask)
+        now = choices.index(self.problem.mask) if self.problem.mask in choices else -1
+        self._change(replace(self.problem, mask=choices[(now + 1) % len(choices)]))
+        return f"masks: {self.mask_words()}"
+
+    def _change(self, new: Problem) -> None:
+        """take a changed problem, once the engine has traced it (a problem it refuses is never taken)"""
+        self.view(new)
+        self.history.append(self.problem)
+        self.before, self.problem = self.problem, new
+        self._keep()
+
+    def more_precision(self, delta: int) -> str:
+        precision = self.precision + delta
+        if not 0 <= precision <= MAX_PRECISION:
+            raise AttntraceError(f"the precision goes from 0 to {MAX_PRECISION} decimals")
+        previous, self.precision = self.precision, precision
+        try:
+            self.view()  # with carried rounding, every intermediate is rounded anew
+        except AttntraceError:
+            self.precision = previous
+            raise
+        self._keep()
+        return f"precision: {precision} decimal{'s' * (precision != 1)}"
+
+    def toggle_temperature(self) -> None:
+        self.tempered = not self.tempered
+
+    def warmer(self, delta: int) -> str:
+        """the next temperature up (delta 1) or down (-1)"""
+        at = min(range(len(TEMPERATURES)), key=lambda k: abs(TEMPERATURES[k] - self.temperature))
+        if not 0 <= at + delta < len(TEMPERATURES):
+            raise AttntraceError(f"the temperature goes from {TEMPERATURES[0]:g} to {TEMPERATURES[-1]:g}")
+        self.temperature = TEMPERATURES[at + delta]
+        self.tempered = True
+        return f"temperature T = {self.temperature:g}"
+
+    def toggle_explaining(self) -> None:
+        self.explaining = not self.explaining
+
+    # words
+
+    def arithmetic(self) -> list[str]:
+        """the selected cell's arithmetic, as `attntrace explain` writes it, then how those lines are written"""
+        if self.cell is None:
+            return ["this step has no table"]
+        c, b = self.cell, self.blocks()[self.cell.block]
+        if self.step <= 2:
+            return [f"{b.title}[{c.row + 1}, {c.col + 1}] = {fixed(b.values[c.row, c.col], self.precision)} is given, "
+                    "not computed: e changes it"]
+        query, wanted = self._where(b, c)
+        steps = self._cached(("explain", id(self.problem), query, self.precision, self.decimals), self.problem,
+                             lambda: explain_steps(self._trace(self.problem, query), self.precision))
+        texts = [item.text for s in steps for item in s.items if isinstance(item, Note)]
+        legend = [text for text in texts if " = " not in text and not text.startswith(("score", "head"))]
+        return [text for text in texts if wanted(text)] + [""] + legend
+
+    def _where(self, b: Block, c: Cell) -> tuple[int, Callable[[str], bool]]:
+        """the input (from 1) whose arithmetic holds the cell, and which of its lines are the cell's"""
+        assert b.answer is not None
+        head, key, _ = b.answer
+        d = self.problem.dims
+        hp = f"head {head} · " if head is not None and d.heads > 1 else ""
+        i = c.row + 1 if self.step in (3, 8) else self.row + 1  # steps 3 and 8 hold every input, a row each
+        col = c.col + 1
+        if self.step == 3:
+            name = f"{hp}{key}{c.row + 1}[{col}] = "
+            return (i if key == "q" else self.row + 1), lambda t: t.startswith(name)
+        if key in ("scores", "scaled"):
+            return i, lambda t: t.startswith(f"{hp}score({i},{col}) ")
+        if key == "weights":
+            return i, lambda t: t.startswith(f"{hp}w({i},{col}) = ")
+        if key == "weighted":
+            return i, lambda t: t.startswith(f"{hp}w({i},{c.row + 1}) · v{c.row + 1}[{col}] = ")
+        projected = f"output{i}[{col}] = concat"
+        if head is not None:
+            return i, lambda t: t.startswith(f"{hp}output{i}[{col}] = ") and not t.startswith(projected)
+        if b.title.startswith("concat") or self.problem.w_o is None:  # a head's output, copied into the concatenation
+            part = f"head {c.col // d.d_v + 1} · output{i}[{c.col % d.d_v + 1}] = "
+            return i, lambda t: t.startswith(part)
+        return i, lambda t: t.startswith(projected)
+
+    def temperature_block(self) -> Block:
+        """the followed input's softmax row, at T = 1 and at the temperature: softmax(scaled score / T)"""
+        key = ("temperature", id(self.problem), self.row, self.head, self.temperature, self.decimals)
+        return self._cached(key, self.problem, self._tempered)  # type: ignore[no-any-return]
+
+    def _tempered(self) -> Block:
+        t = self._trace(self.problem, self.row + 1)
+        h, i = t.heads[self.head], self.row + 1
+        allowed = None if t.allowed is None else t.allowed[0:1]
+        z = h.scaled[0:1]  # [1, m], -inf where masked
+        values = np.vstack([softmax(z, allowed), softmax(z / self.temperature, allowed)])
+        hp = f"head {self.head + 1} · " if self.problem.dims.heads > 1 else ""
+        s = " / s" if t.divisor != 1.0 else ""
+        return Block(f"{hp}w({i}, j) = softmax over j of score({i}, j){s} / T", "weights",
+                     ("T = 1", f"T = {self.temperature:g}"), self.problem.key_labels, values)
+
+    def scale_words(self) -> str:
+        scale = self.problem.scale
+        if scale is True:
+            return f"÷ sqrt(d_k = {self.problem.dims.d_k})"
+        return "none" if scale is False else f"÷ {scale:g}"
+
+    def mask_words(self) -> str:
+        words = []
+        for m in self.problem.mask:
+            if isinstance(m, masks.Window):
+                words.append(f"window {m.size}")
+            elif isinstance(m, masks.Padding):
+                words.append("padding " + ",".join(str(j + 1) for j, pad in enumerate(m.flags) if pad))
+            else:
+                words.append(m.name)
+        return ", ".join(words) or "none"
+
+    def status(self) -> str:
+        """input i, head a, precision, scale, masks, temperature, edits: one line"""
+        p, d = self.problem, self.problem.dims
+        carried = ", carried" if self.carry else ""
+        parts = [f"input {self.row + 1}/{d.n} ({p.labels[self.row]})", f"head {self.head + 1}/{d.heads}",
+                 f"precision {self.precision}{carried}", f"scale {self.scale_words()}", f"masks {self.mask_words()}",
+                 f"T {self.temperature:g}"]
+        if self.history:
+            parts.append(f"{len(self.history)} change{'s' * (len(self.history) != 1)} (u undoes)")
+        return " · ".join(parts)
+
+    def cell_words(self) -> str:
+        """the selected cell: "cell [2, 3] of K = X · W_K", rows and columns from 1"""
+        if self.cell is None:
+            return "no table in this step"
+        return f"cell [{self.cell.row + 1}, {self.cell.col + 1}] of {self.blocks()[self.cell.block].title}"
+
+    def problem_text(self) -> str:
+        """the problem as it stands, as a problem file"""
+        from attntrace.model.contract import dumps, problem_to_dict
+
+        return dumps(problem_to_dict(self.problem))
+
+
+def _identity(b: Block) -> object:
+    """what a table is across two problems: what it answers, or its title"""
+    return b.answer if b.answer is not None else b.title
+
+
+def typed(value: float) -> str:
+    """a number as one types it: whole ones without a point, others in their shortest exact form"""
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
