@@ -732,3 +732,30 @@ def test_in_a_real_terminal_ctrl_c_exits_130():
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130 and "Traceback" not in child.before
+
+
+def test_a_models_head_opens_in_the_explorer_in_a_real_terminal():
+    """attntrace model … --explore: the head's own tokens in a real terminal, then q quits with 0"""
+    env = {**os.environ, "COLUMNS": "120", "LINES": "40", "TERM": "xterm-256color"}
+    env.pop("NO_COLOR", None)
+    model = ROOT / "tests" / "fixtures" / "models" / "llama"
+    child = pexpect.spawn(sys.executable, ["-m", "attntrace", "model", str(model), "the cat sat on the mat", "--layer",
+                                           "2", "--head", "3", "--explore"], cwd=str(ROOT), env=env, encoding="utf-8",
+                          timeout=60, dimensions=(40, 120))
+    child.expect("Step 1 · prepare inputs")
+    child.expect("▁cat")
+    child.send("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "Traceback" not in child.before
+
+
+@pytest.mark.parametrize("extra", [["--who"], ["--all-heads"], ["--extract", "head.json"]])
+def test_explore_steps_through_one_head_only(attntrace, extra):
+    r = attntrace("model", str(ROOT / "tests" / "fixtures" / "models" / "llama"), "the cat", "--explore", *extra)
+    assert r.code == 2 and "--explore steps through one head" in r.err
+
+
+def test_a_models_head_off_a_terminal_is_refused_before_the_model_loads(attntrace):
+    r = attntrace("bert", "the cat sat", "--explore")
+    assert r.code == 1 and "without --explore" in r.err and r.err.count("\n") == 1

@@ -643,6 +643,8 @@ ExtractOpt = Annotated[Optional[Path], typer.Option("--extract", dir_okay=False,
 WhoOpt = Annotated[bool, typer.Option("--who", help="Only the compact view: each token's top 3 tokens.")]
 AllHeadsOpt = Annotated[bool, typer.Option("--all-heads", help="Summarise who attends to whom over every head of the "
                                                                "layer.")]
+ExploreOpt = Annotated[bool, typer.Option("--explore", help="Step through the head interactively (as attntrace "
+                                                            "explore does a problem file).")]
 
 
 def bert(
@@ -653,6 +655,7 @@ def bert(
                                                   help="A Hugging Face BERT directory (config.json, model.safetensors, "
                                                        "tokenizer.json or vocab.txt). Default: all-MiniLM-L6-v2.")] = None,
     input_: TokenOpt = None, extract: ExtractOpt = None, who: WhoOpt = False, all_heads: AllHeadsOpt = False,
+    explore_: ExploreOpt = False,
     no_special: Annotated[bool, typer.Option("--no-special", help="Leave [CLS] and [SEP] out of the who-attends-to-whom "
                                                                   "lists; the weights stay the model's own (each line "
                                                                   "ends with its weight on them).")] = False,
@@ -667,7 +670,8 @@ def bert(
     _model_head(lambda: default_model_dir() if model is None else model, DEFAULT_NAME if model is None else str(model),
                 "bert", sentence, layer, head, input_, extract, who, all_heads, no_special,
                 _settings(scale=scale, scale_by=scale_by, mask=mask, window=window),
-                _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_), carry_rounding)
+                _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_), carry_rounding,
+                explore_)
 
 
 def model(
@@ -679,6 +683,7 @@ def model(
     layer: LayerOpt = 1,
     head: HeadOpt = 1,
     input_: TokenOpt = None, extract: ExtractOpt = None, who: WhoOpt = False, all_heads: AllHeadsOpt = False,
+    explore_: ExploreOpt = False,
     no_special: Annotated[bool, typer.Option("--no-special", help="Leave the special tokens the tokenizer adds ([CLS], "
                                                                   "[SEP], <s>) out of the who-attends-to-whom lists; "
                                                                   "the weights stay the model's own.")] = False,
@@ -694,12 +699,13 @@ def model(
     shown = str(Path(name)) if Path(name).name not in ("", ".", "..") else Path(name).resolve().name  # titles say it
     _model_head(lambda: find(name), shown, None, sentence, layer, head, input_, extract, who, all_heads, no_special,
                 _settings(scale=scale, scale_by=scale_by, mask=mask, window=window),
-                _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_), carry_rounding)
+                _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_), carry_rounding,
+                explore_)
 
 
 def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str], sentence: str, layer: int,
                 head: int, input_: Optional[int], extract: Optional[Path], who: bool, all_heads: bool, no_special: bool,
-                settings: dict[str, Any], opts: OutputOptions, carry_rounding: bool) -> None:
+                settings: dict[str, Any], opts: OutputOptions, carry_rounding: bool, explore_: bool = False) -> None:
     """what `model` and `bert` do: run the sentence up to the layer in the model directory where() finds, then trace
     the head, summarise the layer, or extract the head"""
     from attntrace.model.contract import problem_to_dict
@@ -715,6 +721,10 @@ def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str],
     if no_special and not all_heads and input_ is not None and not who:
         raise AttntraceError("--no-special is for the who-attends-to-whom lists, which --input shows only with --who; "
                              "add --who", exit_code=2)
+    if explore_ and (who or all_heads or extract is not None):
+        raise AttntraceError("--explore steps through one head; drop --who, --all-heads and --extract", exit_code=2)
+    if explore_:
+        _need_terminal(_env(), "attntrace model (or bert) without --explore")
     if who and opts.format in ("json", "csv"):
         raise AttntraceError(f"--who is a view to read, with no {opts.format.upper()} form; for every weight, use "
                              f"--format {opts.format} without --who", exit_code=2)
@@ -735,6 +745,9 @@ def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str],
         problem = override(sentence_at.problem(None if all_heads else head), **settings)
     except AttntraceError as e:
         raise problem_error(name, e) from None
+    if explore_:
+        _explore(problem, opts.precision, carry_rounding, input_, opts.ascii, Path(name).name or "model", name)
+        return
     if all_heads:
         t = trace(problem, show=())
         summary = layer_summary_steps(t, f"Who attends to whom · {problem.name} · every head", leave_out=leave_out)
@@ -778,27 +791,37 @@ def explore(file: FileArg = None,
             padding: PaddingOpt = None, x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None,
             ascii_: AsciiOpt = False) -> None:
     """Step through a trace in the terminal: go back, follow an input, see a cell's arithmetic, edit a number."""
-    from attntrace.explore.state import Session
     from attntrace.files.problemfile import origin
-    from attntrace.model.problem import problem_error
-    from attntrace.render.table import Look
 
     env = _env()
-    if not (env.stdin_isatty and env.stdout_isatty):
-        raise AttntraceError("explore needs a terminal for stdin and stdout; to print the trace instead, use "
-                             f"attntrace run{'' if file is None else ' ' + file}")
+    _need_terminal(env, f"attntrace run{'' if file is None else ' ' + file}")
     matrices = {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}
     problem = _problem(file, env, **matrices, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads,
                        padding=padding)
+    stem = "attntrace" if file is None or file == "-" else Path(file).stem
+    _explore(problem, precision, carry_rounding, input_, ascii_, stem, origin(file, matrices))
+
+
+def _need_terminal(env: Environment, instead: str) -> None:
+    if not (env.stdin_isatty and env.stdout_isatty):
+        raise AttntraceError(f"explore needs a terminal for stdin and stdout; to print the trace instead, use {instead}")
+
+
+def _explore(problem: Any, precision: int, carry_rounding: bool, input_: Optional[int], ascii_: bool, stem: str,
+             where: str) -> None:
+    """the explorer on a problem (a file's, or a model's head), until it quits"""
+    from attntrace.explore.state import Session
+    from attntrace.model.problem import problem_error
+    from attntrace.render.table import Look
+
     try:
         session = Session(problem, precision=precision, carry=carry_rounding, row=(input_ or 1) - 1)
     except OutOfRange:
         raise
     except AttntraceError as e:
-        raise problem_error(origin(file, matrices), e) from None
+        raise problem_error(where, e) from None
     from attntrace.explore.app import explore as run_explorer  # Textual, only once there is a terminal to run in
 
-    stem = "attntrace" if file is None or file == "-" else Path(file).stem
     code = run_explorer(session, look=Look(ascii_), stem=stem)
     if code:
         raise typer.Exit(code)
