@@ -84,7 +84,15 @@ def test_a_query_head_reading_the_wrong_key_value_block_is_named(attntrace, tmp_
     # head 2 (from 1) shares block 1 with head 1; a student who deals blocks in turn gives it block 2
     key["heads"][1]["k"] = _round(problem.x @ problem.w_k[:, 2:4])
     report = _mark(attntrace, tmp_path, key, path)
-    assert "wrong key/value block" in report["diagnosis"]
+    assert "another head's block" in report["diagnosis"] and "wrong key/value block" in report["mistakes"]
+
+
+def test_a_head_reading_another_heads_keys_is_named_in_ordinary_multi_head_attention(attntrace, tmp_path):
+    problem = _problem()  # two heads, each with its own block of W_K
+    key, path = _key(attntrace, tmp_path, problem)
+    key["heads"][1]["k"] = _round(problem.x @ problem.w_k[:, 0:4])  # head 2 took head 1's columns
+    report = _mark(attntrace, tmp_path, key, path)
+    assert "another head's block" in report["diagnosis"] and "its own columns" in report["diagnosis"]
 
 
 @pytest.mark.parametrize(("settings", "left_out", "words"), [

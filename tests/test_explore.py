@@ -26,7 +26,7 @@ from attntrace.explore.state import STEPS, Cell, Session
 from attntrace.files.problemfile import read
 from attntrace.model.engine import trace
 from attntrace.model.generate import random_problem
-from attntrace.model.problem import example
+from attntrace.model.problem import Problem, example
 from attntrace.render.layout import shown
 from attntrace.render.table import Look, render_step
 from attntrace.render.table import console as table_console
@@ -759,3 +759,23 @@ def test_explore_steps_through_one_head_only(attntrace, extra):
 def test_a_models_head_off_a_terminal_is_refused_before_the_model_loads(attntrace):
     r = attntrace("bert", "the cat sat", "--explore")
     assert r.code == 1 and "without --explore" in r.err and r.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("settings", [dict(alibi=True), dict(softcap=1.0, mask="causal"), dict(rope=True),
+                                      dict(rope=True, alibi=True, softcap=2.0, mask="causal", heads=2, kv_heads=1)])
+def test_every_cell_of_a_variant_problem_has_its_arithmetic(settings):
+    """Enter on any cell, a given one (an angle, a bias) or a computed one (Q', a capped score), shows lines"""
+    rng = np.random.default_rng(0)
+    heads, kv = settings.get("heads", 1), settings.get("kv_heads", settings.get("heads", 1))
+    problem = Problem(x=rng.integers(-2, 3, size=(3, 4)).astype(float),
+                      w_q=rng.integers(-1, 2, size=(4, 4 * heads)).astype(float),
+                      w_k=rng.integers(-1, 2, size=(4, 4 * kv)).astype(float),
+                      w_v=rng.integers(-1, 2, size=(4, 2 * kv)).astype(float), **settings)
+    session = Session(problem, precision=2, carry=False, row=1)
+    for step in range(3, 9):
+        session.step = step
+        for index, block in enumerate(session.blocks()):
+            for r in range(len(block.rows)):
+                for c in range(len(block.cols)):
+                    session.cell = Cell(index, r, c)
+                    assert any(" = " in line for line in session.arithmetic()), (step, block.title, r, c)

@@ -111,3 +111,21 @@ def test_a_bad_variant_key_in_a_file_is_one_line_naming_the_file(attntrace, tmp_
     path.write_text(json.dumps({**PROBLEM, key: value}), encoding="utf-8")
     r = attntrace("run", path)
     assert r.code == 1 and says in r.err and str(path) in r.err and r.err.count("\n") == 1
+
+
+def test_explain_adds_the_bias_to_the_score_itself_when_nothing_scales_it(attntrace, tmp_path):
+    path = tmp_path / "alibi.json"
+    path.write_text(json.dumps({"x": [[1, 0], [0, 2], [1, 1]], "alibi": True, "scale": False}), encoding="utf-8")
+    out = attntrace("explain", path, "--input", "1").out
+    lines = re.findall(r"score\(1,(\d)\) \+ bias\(1,\d\) = (\S+) \+ \((\S+)\) = (\S+)", out)
+    scores = dict(re.findall(r"score\(1,(\d)\) = q1 · k\d = .* = (\S+)", out))
+    assert len(lines) == 2  # keys 2 and 3; key 1's bias is 0
+    for j, score, bias, result in lines:
+        assert score == scores[j] and Decimal(result) == Decimal(score) + Decimal(bias)
+
+
+def test_rope_settings_written_beside_rope_say_where_they_belong(attntrace, tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"x": [[1, 0], [0, 1]], "rope": True, "source_positions": [0, 1]}), encoding="utf-8")
+    r = attntrace("run", path)
+    assert r.code == 1 and 'it belongs inside "rope"' in r.err

@@ -143,7 +143,7 @@ def test_variants_with_carried_rounding_check_against_their_own_row_by_row_chain
 @pytest.mark.parametrize(("settings", "message"), [
     ({"heads": 4, "kv_heads": 3}, "kv_heads = 3 must be a whole number that divides heads = 4"),
     ({"heads": 2, "kv_heads": 2, "w_k": np.ones((2, 2))}, "w_k has 2 columns but w_q has 4"),
-    ({"heads": 2, "kv_heads": 1, "w_k": np.ones((2, 4))}, "1 key/value blocks of d_k = 2 need 2"),
+    ({"heads": 2, "kv_heads": 1, "w_k": np.ones((2, 4))}, "1 key/value block of d_k = 2 need 2"),
     ({"rope": True, "w_q": np.ones((2, 3)), "w_k": np.ones((2, 3))}, "d_k must be even"),
     ({"rope": {"positions": [0, 1]}}, "rope positions has 2 values but x has 3 rows"),
     ({"rope": {"pairs": "interleaved"}}, 'must be "half"'),

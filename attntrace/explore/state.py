@@ -311,17 +311,23 @@ class Session:
 
     def _where(self, b: Block, c: Cell) -> tuple[int, Callable[[str], bool]]:
         """the input (from 1) whose arithmetic holds the cell, and which of its lines are the cell's"""
-        assert b.answer is not None
-        head, key, _ = b.answer
         d = self.problem.dims
-        hp = f"head {head} · " if head is not None and d.heads > 1 else ""
         i = c.row + 1 if self.step in (3, 8) else self.row + 1  # steps 3 and 8 hold every input, a row each
         col = c.col + 1
+        if b.answer is None:  # what the problem's settings give: rope's angles, an ALiBi bias, a logit on its way
+            hp = f"head {self.head + 1} · " if d.heads > 1 else ""
+            if self.step == 3:  # an angle: of q_i in its own table, else of k_j (in self-attention, of q_j too)
+                letter = "q" if "queries" in b.title else "k"
+                name = f"{hp}θ of {letter}{c.row + 1 if letter == 'k' else self.row + 1}, pair {b.cols[c.col]} = "
+                return self.row + 1, lambda t: t.startswith(name)
+            return i, lambda t: t.startswith((f"{hp}score({i},{col}) ", f"{hp}capped({i},{col}) "))
+        head, key, _ = b.answer
+        hp = f"head {head} · " if head is not None and d.heads > 1 else ""
         if self.step == 3:
-            name = f"{hp}{key}{c.row + 1}[{col}] = "
-            return (i if key == "q" else self.row + 1), lambda t: t.startswith(name)
+            name = f"{hp}{key[0]}{c.row + 1}'[{col}] = " if key.endswith("_rotated") else f"{hp}{key}{c.row + 1}[{col}] = "
+            return (i if key[0] == "q" else self.row + 1), lambda t: t.startswith(name)
         if key in ("scores", "scaled"):
-            return i, lambda t: t.startswith(f"{hp}score({i},{col}) ")
+            return i, lambda t: t.startswith((f"{hp}score({i},{col}) ", f"{hp}capped({i},{col}) "))
         if key == "weights":
             return i, lambda t: t.startswith(f"{hp}w({i},{col}) = ")
         if key == "weighted":

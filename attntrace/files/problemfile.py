@@ -241,6 +241,8 @@ def _unknown(key: str) -> str:
     lowered = {k.lower(): k for k in KEYS}
     from difflib import get_close_matches  # only on this error path: it costs start-up time
 
+    if key in ("positions", "source_positions", "base", "pairs"):  # rope's own settings, written beside it
+        return f'unknown key "{key}": it belongs inside "rope", as "rope": {{"{key}": ...}}'
     guess = lowered.get(key.lower()) or next(iter(get_close_matches(key[:100], KEYS, n=1)), None)
     hint = f'; did you mean "{guess}"?' if guess else f"; known keys are {', '.join(KEYS)}"
     return f"unknown key {values.quoted(key, 40)}{hint}"

@@ -52,11 +52,11 @@ def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, st
             out.append(("w_q", "Q used where K belongs", "Q was used where K belongs: K was computed with W_Q"))
         out.append(("interleaved", "heads interleaved",
                     f"the heads were split as interleaved columns (every {_ordinal(d.heads)} column) instead of contiguous blocks"))
-        if step != "q":
+        if step != "q" and d.kv_heads > 1:
+            rule = (f"head a reads block ⌊(a-1) / {d.heads // d.kv_heads}⌋ + 1 of W_{letter}: the query heads that share a "
+                    "block are next to each other" if d.kv_heads < d.heads else f"head a reads its own columns of W_{letter}")
             out.append(("kv_block", "wrong key/value block",
-                        f"the wrong key/value block: head a reads block ⌊(a-1) / {d.heads // d.kv_heads}⌋ + 1 of W_"
-                        f"{letter} (the query heads that share a block are next to each other), not block "
-                        f"(a-1) mod {d.kv_heads} + 1"))
+                        f"{letter} was taken from another head's block of W_{letter}: {rule}"))
         return out
     if step in ("q_rotated", "k_rotated"):
         which = step[0].upper()

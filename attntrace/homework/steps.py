@@ -38,12 +38,15 @@ def _projection(work: Work, head: int, step: str, variant: str | None) -> Redo |
     cols: slice = slice(block * size, (block + 1) * size)
     if variant is None or w is None:
         return None
-    if variant == "kv_block":  # grouped-query heads matched to blocks in turn (a mod kv_heads), not in runs
-        other = (head - 1) % t.dims.kv_heads
-        if step == "q" or t.dims.kv_heads == t.dims.heads or other == block:
+    if variant == "kv_block":  # another head's key/value block: dealt in turn (a mod kv_heads), or any other
+        if step == "q" or t.dims.kv_heads == 1:
             return None
-        cols = slice(other * size, (other + 1) * size)
-    elif variant == "transposed":
+        full = x @ w + (0.0 if b is None else b)
+        others = sorted({(head - 1) % t.dims.kv_heads, *range(t.dims.kv_heads)} - {block},
+                        key=lambda g: g != (head - 1) % t.dims.kv_heads)  # the usual slip first
+        candidates = [full[:, g * size:(g + 1) * size] for g in others]
+        return candidates, np.zeros(candidates[0].shape)
+    if variant == "transposed":
         if w.shape[0] != w.shape[1] or np.array_equal(w, w.T):
             return None
         w = w.T

@@ -252,7 +252,7 @@ def _checked(problem: Problem) -> Dims:
         if kv_heads == heads:
             raise AttntraceError(f"{k_name} has {width_k} columns but {q_name} has {width_q} (q · k needs the same "
                                  "d_k)")
-        raise AttntraceError(f"{k_name} has {width_k} columns but {kv_heads} key/value blocks of d_k = "
+        raise AttntraceError(f"{k_name} has {width_k} columns but {plural(kv_heads, 'key/value block')} of d_k = "
                              f"{width_q // heads} need {kv_heads * (width_q // heads)}")
     width_v = _width(problem.w_v, d_src)  # d_v · kv_heads
     for name, b, size, of in (("b_q", problem.b_q, width_q, "d_k"), ("b_k", problem.b_k, width_k, "d_k"),

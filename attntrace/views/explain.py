@@ -182,8 +182,8 @@ def _rotated(t: Trace, a: int, w: _Writer) -> list[Note]:
         for r_index, r in enumerate(rows):
             for pair, (f, s) in enumerate(zip(first.tolist(), second.tolist())):
                 theta = float(angles[r_index, pair])
-                turn = f" · {p.rope.base:g}^(-{2 * pair}/{d.d_k})" if pair else ""
-                notes.append(Note(f"{_head(t, a)}θ of {name}{r + 1}, pair ({f + 1},{s + 1}) = {at[r_index]:g}{turn} = "
+                turn = f"{at[r_index]:g} · {p.rope.base:g}^(-{2 * pair}/{d.d_k}) = " if pair else ""
+                notes.append(Note(f"{_head(t, a)}θ of {name}{r + 1}, pair ({f + 1},{s + 1}) = {turn}"
                                   f"{num(theta, w.precision)}"))
                 (c, c_exact), (sn, s_exact) = w.factor(math.cos(theta)), w.factor(math.sin(theta))
                 (x1, x1_exact), (x2, x2_exact) = w.factor(vectors[r_index, f]), w.factor(vectors[r_index, s])
@@ -228,24 +228,21 @@ def _scores(t: Trace, a: int, w: _Writer) -> list[Note]:
             continue
         named, z = f"score({i},{j + 1})", None  # the logit as it is built up, and the tables' value of it
         score, z_exact = w.read(h.scores[0, j])
-        parts = []
+        written = score
         if t.divisor != 1.0:
-            named, z_exact = f"{named} / {by}", z_exact / by_exact
-            parts.append(f"{score} / {by_written}")
+            named, z_exact, written = f"{named} / {by}", z_exact / by_exact, f"{score} / {by_written}"
         if h.bias is not None:
             bias, bias_exact = w.factor(h.bias[0, j])
-            named, z_exact = f"{named} + bias({i},{j + 1})", z_exact + bias_exact
-            parts.append(bias)
-        if parts:
+            named, z_exact, written = f"{named} + bias({i},{j + 1})", z_exact + bias_exact, f"{written} + {bias}"
+        if t.divisor != 1.0 or h.bias is not None:
             z = h.scaled[0, j] if h.uncapped is None else h.uncapped[0, j]
-            notes.append(Note(f"{head}{named} = {' + '.join(parts) if h.bias is not None else parts[0]} = "
-                              f"{w.result(z_exact, z)}"))
+            notes.append(Note(f"{head}{named} = {written} = {w.result(z_exact, z)}"))
         if cap is not None:
             assert h.uncapped is not None
             z_text, z_read = w.factor(h.uncapped[0, j])
             tanh_text, tanh_exact = w.factor(math.tanh(float(z_read) / cap))
             c_text, c_exact = w.read(cap)
-            notes.append(Note(f"{head}{c_text} · tanh({z_text} / {c_text}) = {c_text}×{tanh_text} = "
+            notes.append(Note(f"{head}capped({i},{j + 1}) = {c_text} · tanh({z_text} / {c_text}) = {c_text}×{tanh_text} = "
                               f"{w.result(c_exact * tanh_exact, h.scaled[0, j])}"))
     return notes
 
