@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -646,6 +647,88 @@ def test_a_resized_terminal_gets_tables_of_its_width(attntrace, terminal):
         shows_as_run(app, narrow)
 
     drive(script)
+
+
+NARROW = (60, 20)  # a small terminal: the side panel goes below the main pane
+
+
+def boxed(app: Explorer) -> list[str]:
+    """the lines of the dialog on top, each checked to fit the screen with both its borders"""
+    region = app.screen.query_one("#dialog").region
+    assert region.x >= 0 and region.right <= app.size.width and region.bottom <= app.size.height
+    lines = [line[region.x:region.right] for line in screen_lines(app)[region.y:region.bottom]]
+    assert all(line.startswith("█") and line.endswith("█") for line in lines[1:-1])
+    return lines
+
+
+def box_text(app: Explorer) -> str:
+    """the words of the dialog on top, its borders and scroll bar left out"""
+    return unwrapped(re.sub("[▀▁▂▃▄▅▆▇█]", " ", " ".join(boxed(app))))
+
+
+def test_on_a_narrow_screen_the_status_is_one_row_and_the_message_row_stays(tmp_path):
+    async def script(pilot, app):
+        first, message = status(app)
+        assert first.startswith("input 1/3 (x1) · head 1/1 · precision 4") and first.endswith("…")
+        assert message == "cell [1, 1] of X · ? keys · q quit"
+        await press(pilot, "h")
+        assert status(app)[1] == "cell [1, 1] of X · ! this problem has one head"
+        await press(pilot, "x")
+        assert status(app)[1].startswith(f"wrote {str(tmp_path)[:30]}")
+        await press(pilot, "right", "right", "right", "e")  # a score is computed: the message takes the whole row
+        assert status(app)[1].startswith("! score(1, j) = q1 · k_j is computed; edit X or the weigh")
+        assert all(len(line) <= 58 for line in status(app))
+
+    drive(script, size=NARROW, folder=tmp_path)
+
+
+def test_on_a_narrow_screen_the_panel_goes_below_the_main_pane_and_wraps_the_arithmetic():
+    async def script(pilot, app):
+        await press(pilot, "right", "right", "right", "tab", "enter")
+        main, side = (app.screen.query_one(name).scrollable_content_region for name in ("#main", "#side"))
+        assert main.width >= 30 and main.height >= 5 and side.width >= 30 and side.height >= 5
+        assert side.y > main.bottom - 1 and side.right <= NARROW[0]
+        assert app.screen._width() == main.width
+        assert marked(app, SELECTED) == {(0, 0, 1)}
+        first = app.session.arithmetic()[0]
+        assert first.startswith("score(1,2) = ") and len(first) > side.width  # wrapped, not cut
+        assert unwrapped(first) in unwrapped(side_text(app))
+
+    drive(script, size=NARROW)
+
+
+def test_opening_the_panel_keeps_the_selected_cell_in_view():
+    problem = random_problem(n=6, d_model=8, init="normal", seed=3)
+
+    async def script(pilot, app):
+        await press(pilot, "right", "right")
+        for _ in range(20):
+            await press(pilot, "tab")  # K's third column, below the screen's middle
+        assert marked(app, SELECTED) == {(1, 0, 2)}
+        await press(pilot, "enter")
+        assert app.session.explaining and marked(app, SELECTED) == {(1, 0, 2)}
+        await press(pilot, "enter")
+        assert marked(app, SELECTED) == {(1, 0, 2)}
+
+    drive(script, problem, size=NARROW)
+
+
+def test_on_a_narrow_screen_the_keys_and_the_edit_box_fit_and_wrap():
+    async def script(pilot, app):
+        await press(pilot, "question_mark")
+        text = box_text(app)
+        assert "the selected cell's arithmetic, as explain writes it (again: hide it)" in text
+        await press(pilot, "pagedown", "pagedown")  # longer than the screen: PgDn scrolls it
+        assert isinstance(app.screen, Keys)
+        assert "quit; Ctrl-C ends with exit status 130" in box_text(app)
+        await press(pilot, "q")
+        assert not isinstance(app.screen, Keys) and app.return_code is None
+        await press(pilot, "e")
+        assert isinstance(app.screen, Prompt)
+        text = box_text(app)
+        assert "X[1, 1] is 1. Type a new value and Enter (Esc keeps it):" in text
+
+    drive(script, size=NARROW)
 
 
 def test_a_64_token_problem_draws_every_step(attntrace, tmp_path):

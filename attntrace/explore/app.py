@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.style import Style
 from rich.table import Table
@@ -20,7 +21,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Container, Horizontal, Vertical
 from textual.geometry import Region, Size
 from textual.screen import ModalScreen, Screen
 from textual.scroll_view import ScrollView
@@ -56,8 +57,9 @@ KEYS = (
     ("q", "quit; Ctrl-C ends with exit status 130"),
 )
 STEPS_WIDTH = 24  # the list of steps on the left
-SIDE_WIDTH = 52  # the side panel, when open
+SIDE_WIDTH = 52  # the side panel, when open beside the main pane
 SIDE_TEXT = SIDE_WIDTH - 5  # its text: less its edge, its padding and a scroll bar
+MAIN_LEAST = 40  # the fewest columns the main pane's tables keep beside the panel; on a narrower screen it goes below
 BUSY = 0.5  # seconds drawing ahead waits after a key, unless the screen is drawn sooner
 
 
@@ -67,13 +69,18 @@ class Explorer(App[None]):
     CSS = f"""
     #body {{ height: 1fr; }}
     #steps {{ width: {STEPS_WIDTH}; height: 1fr; padding: 0 1; border-right: solid $panel-lighten-2; }}
+    #panes {{ width: 1fr; height: 1fr; layout: horizontal; }}
+    #panes.below {{ layout: vertical; }}
     #main {{ width: 1fr; height: 1fr; padding: 0 1; scrollbar-gutter: stable; }}
     #side {{ width: {SIDE_WIDTH}; height: 1fr; padding: 0 1; border-left: solid $panel-lighten-2; display: none;
              scrollbar-gutter: stable; }}
+    #panes.below #side {{ width: 1fr; border-left: none; border-top: solid $panel-lighten-2; }}
     #side.open {{ display: block; }}
-    #status {{ height: 2; padding: 0 1; background: $panel; }}
+    #status {{ height: 2; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }}
     Prompt, Keys {{ align: center middle; }}
-    #dialog {{ width: 72; height: auto; padding: 1 2; border: thick $accent; background: $surface; }}
+    #dialog {{ width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 1 2; border: thick $accent;
+               background: $surface; overflow-y: auto; }}
+    #dialog > Static {{ width: 100%; }}
     """
     ENABLE_COMMAND_PALETTE = False
     BINDINGS = [Binding("ctrl+c", "interrupt", show=False, priority=True)]
@@ -171,8 +178,9 @@ class TraceScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             yield Static(id="steps")
-            yield StepView(self.drawer, id="main")
-            yield StepView(self.drawer, id="side")
+            with Container(id="panes"):
+                yield StepView(self.drawer, id="main")
+                yield StepView(self.drawer, id="side")
         yield Static(id="status")
 
     async def on_mount(self) -> None:
@@ -188,6 +196,7 @@ class TraceScreen(Screen[None]):
         """draw what the session says; the widgets whose size cannot change are redrawn without a new layout"""
         s = self.session
         self.query_one("#side").set_class(s.explaining or s.tempered, "open")
+        self.query_one("#panes").set_class(self._below(), "below")
         self.query_one("#steps", Static).update(self._steps(), layout=False)
         width = self._width()
         parts = self.drawer.step(s.current(), s.precision, width, s.changed())
@@ -195,25 +204,45 @@ class TraceScreen(Screen[None]):
         side = self._side_key()
         if side != self.side:
             self.side = side
-            self.query_one("#side", StepView).show(self._side(), SIDE_TEXT, None)
-        self.query_one("#status", Static).update(Text(f"{s.status()}\n{s.cell_words()} · {self.message}", no_wrap=True,
-                                                      overflow="ellipsis"), layout=False)
+            self.query_one("#side", StepView).show(self._side(), self._side_width(), None)
+        self.query_one("#status", Static).update(self._status(), layout=False)
         self.drawn += 1
         self.call_after_refresh(self.explorer.idle)
         if self.explorer.draw_ahead and (parts, width) != self.drawn_ahead:
             self.drawn_ahead = (parts, width)
             self._draw_ahead(width)
 
+    def _status(self) -> Text:
+        """the status line and the message line, a row each, cut with … to the screen's width; on the message line the
+        selected cell's words give way to the message: they are cut first, and left out when little of them is left"""
+        s, width = self.session, max(1, self.size.width - 2)
+        room = width - cell_len(self.message) - 3
+        cell = Text(s.cell_words())
+        cell.truncate(room, overflow="ellipsis")
+        message = f"{cell} · {self.message}" if room >= 12 else self.message
+        rows = [Text(row) for row in (s.status(), message)]
+        for row in rows:
+            row.truncate(width, overflow="ellipsis")
+        return Text("\n").join(rows)
+
     def _side_key(self) -> tuple[object, ...]:
         """what the side panel shows depends on"""
         s = self.session
         return (s.explaining and (id(s.problem), s.step, s.row, s.head, s.cell, s.precision, s.carry),
-                s.tempered and (id(s.problem), s.row, s.head, s.temperature, s.precision, s.carry))
+                s.tempered and (id(s.problem), s.row, s.head, s.temperature, s.precision, s.carry), self._side_width())
+
+    def _below(self) -> bool:
+        """the side panel goes below the main pane: beside it, it would leave the tables too few columns"""
+        return self.size.width - STEPS_WIDTH - SIDE_WIDTH - 4 < MAIN_LEAST
 
     def _width(self) -> int:
         """the columns the tables may take in the main pane"""
-        side = SIDE_WIDTH if self.session.explaining or self.session.tempered else 0
+        side = SIDE_WIDTH if (self.session.explaining or self.session.tempered) and not self._below() else 0
         return max(20, self.size.width - STEPS_WIDTH - side - 4)
+
+    def _side_width(self) -> int:
+        """the columns the side panel's text may take: all the main pane's when it is below"""
+        return max(20, self.size.width - STEPS_WIDTH - 4) if self._below() else SIDE_TEXT
 
     def _draw_ahead(self, width: int) -> None:
         """draw the steps in a thread while the reader looks at this one, the nearest first; the thread waits while a
@@ -275,7 +304,7 @@ class TraceScreen(Screen[None]):
 
     def _side(self) -> list[Part]:
         """the side panel: the selected cell's arithmetic, and the softmax at a temperature"""
-        s, drawer, width = self.session, self.drawer, SIDE_TEXT
+        s, drawer, width = self.session, self.drawer, self._side_width()
         parts: list[Part] = []
         if s.explaining:
             parts.append(drawer.text(Text("the selected cell's arithmetic", style="bold underline"), width))
@@ -441,14 +470,23 @@ class StepView(ScrollView):
             found = next(((start, part.cells[key]) for start, part in zip(self.starts, parts) if key in part.cells), None)
             if found is not None:
                 self.selected = (key, found[0] + found[1])
-        if self.selected is not None:
-            self.scroll_to_region(Region(0, self.selected[1], 1, 1), animate=False, immediate=True)
+        self.keep_selected()
         if not same:
             self.refresh()
         elif before != self.selected:
             for moved in (before, self.selected):
                 if moved is not None:
                     self.refresh_lines(moved[1])
+
+    def keep_selected(self) -> None:
+        """scroll the selected cell's line into view"""
+        if self.selected is not None:
+            self.scroll_to_region(Region(0, self.selected[1], 1, 1), animate=False, immediate=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """the pane took another size (the side panel opened or closed, or the terminal changed): the selected cell
+        stays in view"""
+        self.keep_selected()
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
@@ -488,7 +526,10 @@ class Prompt(ModalScreen[str | None]):
 
 
 class Keys(ModalScreen[None]):
-    """the keys and what they do; any key closes it"""
+    """the keys and what they do; any key closes it, but for the arrows and PgUp PgDn when the list is longer than the
+    screen: they scroll it"""
+
+    SCROLLS = {"up": (-1, False), "down": (1, False), "pageup": (-1, True), "pagedown": (1, True)}
 
     def compose(self) -> ComposeResult:
         table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
@@ -500,8 +541,15 @@ class Keys(ModalScreen[None]):
             yield Static(Group(Text("attntrace explore: the keys", style="bold underline"), Text(""), table))
 
     def on_key(self, event: events.Key) -> None:
-        if event.key != "ctrl+c":
-            event.stop()
+        if event.key == "ctrl+c":
+            return
+        event.stop()
+        dialog = self.query_one("#dialog")
+        if event.key in self.SCROLLS and dialog.max_scroll_y > 0:
+            lines, pages = self.SCROLLS[event.key]
+            step = dialog.scrollable_content_region.height if pages else 1
+            dialog.scroll_to(y=dialog.scroll_y + lines * step, animate=False)
+        else:
             self.dismiss(None)
 
     def on_click(self, event: events.Click) -> None:
