@@ -60,14 +60,6 @@ class Llama(Model):
         return float(base), float(factor)
 
     @property
-    def layers(self) -> int:
-        return self.count("num_hidden_layers")
-
-    @property
-    def heads(self) -> int:
-        return self.count("num_attention_heads")
-
-    @property
     def kv_heads(self) -> int:
         return self.count("num_key_value_heads", "num_attention_heads")
 

@@ -53,14 +53,14 @@ class Model(ABC):
     def check(self) -> None:
         """read the settings the forward pass needs; refuse, in one line, a configuration it does not compute"""
 
-    # the sizes every family has
+    # the sizes every family has, under Hugging Face's usual names (GPT-2 has its own)
     @property
-    @abstractmethod
-    def layers(self) -> int: ...
+    def layers(self) -> int:
+        return self.count("num_hidden_layers")
 
     @property
-    @abstractmethod
-    def heads(self) -> int: ...
+    def heads(self) -> int:
+        return self.count("num_attention_heads")
 
     @property
     @abstractmethod

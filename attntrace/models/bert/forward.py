@@ -32,14 +32,6 @@ class Bert(Model):
                                  f"{self.hidden}")
 
     @property
-    def layers(self) -> int:
-        return self.count("num_hidden_layers")
-
-    @property
-    def heads(self) -> int:
-        return self.count("num_attention_heads")
-
-    @property
     def hidden(self) -> int:
         return self.count("hidden_size")
 
