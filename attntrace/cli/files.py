@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import stat
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -87,6 +86,8 @@ def _writable(path: Path) -> None:
 
 
 def _temporary(path: Path, data: Iterable[bytes]) -> Path:
+    import tempfile  # only when a file is written: it costs start-up time
+
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     temp = Path(name)
     try:

@@ -9,7 +9,6 @@ from pathlib import Path
 from attntrace.cli.files import write_files
 from attntrace.cli.terminal import Environment
 from attntrace.render.document import Document, Style, render, stream
-from attntrace.render.export import exports
 
 
 @dataclass(frozen=True)
@@ -40,15 +39,14 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     style = Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from, opts.ascii)
     if opts.pause and env.can_pause(to_file):
         pages = render(document, fmt, style)
-        write_files(exports(document.steps, opts.precision, opts.export_svg, opts.export_html, document.title, opts.theme))
+        write_files(_exports(document, opts))
         for number, page in enumerate(pages):
             env.write(page)
             if number + 1 < len(pages) and not env.pause():
                 return
         return
     text = stream(document, fmt, style)  # JSON and CSV a block of rows at a time, never the whole text at once
-    files: dict[Path, str | Iterable[str]] = {**exports(document.steps, opts.precision, opts.export_svg,
-                                                        opts.export_html, document.title, opts.theme)}
+    files: dict[Path, str | Iterable[str]] = {**_exports(document, opts)}
     if opts.output is not None:
         files[opts.output] = text
     write_files(files)  # every file or none, before anything reaches stdout
@@ -56,3 +54,12 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
         for piece in text:
             env.write(piece)
 
+
+
+def _exports(document: Document, opts: OutputOptions) -> dict[Path, str]:
+    """the SVG and HTML exports asked for, if any (the export module is imported only then)"""
+    if opts.export_svg is None and opts.export_html is None:
+        return {}
+    from attntrace.render.export import exports
+
+    return exports(document.steps, opts.precision, opts.export_svg, opts.export_html, document.title, opts.theme)

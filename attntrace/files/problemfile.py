@@ -11,8 +11,6 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError
-from attntrace.files import csvfile, jsonfile, values
-from attntrace.files.npyfile import load_npy, load_npz
 from attntrace.files.text import read_text, status
 from attntrace.model import masks
 from attntrace.model.problem import MAX_NAME, Problem, example, problem_error
@@ -121,12 +119,16 @@ def _settings_text(problem: Problem) -> str:
 
 
 def _read(path: str, p: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
+    from attntrace.files import jsonfile  # each kind of file's reader only when it is read: they cost start-up time
+
     if kind == "stdin":
         return jsonfile.parse(read_text("-"), "stdin", literals=True), ()
     if kind == "directory":
         return _read_dir(p)
     suffix = p.suffix.lower()
     if suffix == ".npz":
+        from attntrace.files.npyfile import load_npz
+
         return load_npz(path), ()
     if suffix in (".csv", ".npy"):
         array, notes = _read_matrix(path, "x")
@@ -136,6 +138,8 @@ def _read(path: str, p: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
 
 def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
     """a directory of x.csv, w_q.csv, ... (or .npy), tokens.txt and an attntrace.json for settings"""
+    from attntrace.files import jsonfile
+
     notes: list[str] = []
     settings = p / "attntrace.json"
     data: dict[str, Any] = jsonfile.settings(settings, '{"scale": false}', literals=True)
@@ -159,6 +163,9 @@ def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
 
 def _read_matrix(path: str, key: str) -> tuple[np.ndarray, tuple[str, ...]]:
     """one matrix from a .csv, .npy or .json file"""
+    from attntrace.files import csvfile, jsonfile, values
+    from attntrace.files.npyfile import load_npy
+
     suffix = Path(path).suffix.lower()
     if suffix == ".npy":
         return values.array(load_npy(path), f"{path}: {key}", 2), ()
@@ -196,6 +203,8 @@ def _parse_dict(data: Any, origin: str) -> dict[str, Any]:
 
 
 def _problem(data: dict[str, Any]) -> Problem:
+    from attntrace.files import values
+
     for key in data:
         if key not in KEYS and key != "$schema":
             if isinstance(key, str):
@@ -237,6 +246,8 @@ def _problem(data: dict[str, Any]) -> Problem:
 
 
 def _unknown(key: str) -> str:
+    from attntrace.files import values
+
     key = str(key)
     lowered = {k.lower(): k for k in KEYS}
     from difflib import get_close_matches  # only on this error path: it costs start-up time
@@ -250,6 +261,8 @@ def _unknown(key: str) -> str:
 
 def _text(value: Any, key: str) -> None:
     """a setting's strings (name, layout, a mask's names) must be text: no lone surrogate"""
+    from attntrace.files import values
+
     if isinstance(value, str):
         values.surrogate(value, key)
     elif isinstance(value, (list, tuple)):
@@ -275,6 +288,8 @@ def _scale(value: Any) -> Any:
 
 def _masks(data: dict[str, Any]) -> tuple[masks.Mask, ...]:
     """mask (names, or mask values from the library), with window and padding turning theirs on"""
+    from attntrace.files import values
+
     value = data.get("mask", [])
     window = None if data.get("window") is None else _whole(data["window"], "window", 0)
     padding = None if data.get("padding") is None else values.flags(data["padding"], "padding")
@@ -298,6 +313,8 @@ def _name(value: Any) -> str | None:
 
 
 def _show(value: Any) -> str:
+    from attntrace.files import values
+
     if isinstance(value, str):
         return values.quoted(value)
     if isinstance(value, bool):

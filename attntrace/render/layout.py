@@ -9,7 +9,7 @@ MAX_SHOWN = 64  # a matrix with more rows or columns than this is elided in the 
 
 def cells(values: np.ndarray, rows: list[int], cols: list[int], precision: int) -> list[list[str]]:
     """the shown cells formatted at fixed decimals, a row at a time; -0 prints as 0 and a masked cell as -inf"""
-    shown = values[np.ix_(rows, cols)]
+    shown = part(values, rows, cols)
     if not cols:
         return [[] for _ in rows]
     line = "\0".join([f"%.{precision}f"] * len(cols))  # one % for the row: the same text as format(v, ".{p}f")
@@ -18,6 +18,13 @@ def cells(values: np.ndarray, rows: list[int], cols: list[int], precision: int) 
     for i in np.flatnonzero((np.signbit(shown) & (shown >= -(10.0**-precision))).any(axis=1)):  # may round to -0
         out[i] = [c[1:] if c == negative_zero else c for c in out[i]]
     return out
+
+
+def part(values: np.ndarray, rows: list[int], cols: list[int]) -> np.ndarray:
+    """the shown rows and columns of a matrix (the matrix itself when it shows them all)"""
+    if rows == list(range(values.shape[0])) and cols == list(range(values.shape[1])):
+        return values
+    return values[np.ix_(rows, cols)]
 
 
 def shown(count: int, limit: int = MAX_SHOWN) -> tuple[list[int], int]:

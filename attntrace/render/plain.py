@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import groupby
+from typing import cast
+
 from attntrace.render.escape import visible
 from attntrace.render.layout import cells, gap_head, hidden_line, runs, shown
 from attntrace.views.page import Block, Note, Step
@@ -15,12 +19,20 @@ def render_step(step: Step, precision: int, blank: bool = False) -> str:
     angles or an ALiBi bias, stays)"""
     heading = visible(step.heading)
     lines = [heading, "=" * width(heading), ""]
-    for k, item in enumerate(step.items):
-        lines.extend([visible(item.text)] if isinstance(item, Note) else
-                     block(item, precision, step.prefix, blank and item.answer is not None))
-        if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
+    for is_note, run in groupby(step.items, key=lambda item: isinstance(item, Note)):
+        if is_note:  # notes in a row are one paragraph
+            lines.extend(_visible([note.text for note in cast(Iterator[Note], run)]))
+            lines.append("")
+            continue
+        for item in cast(Iterator[Block], run):
+            lines.extend(block(item, precision, step.prefix, blank and item.answer is not None))
             lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def _visible(texts: list[str]) -> list[str]:
+    """visible() of each text; a text of printable characters alone has no control or bidi character to escape"""
+    return texts if all(map(str.isprintable, texts)) else [visible(text) for text in texts]
 
 
 def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[str]:
@@ -35,22 +47,22 @@ def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[st
         heads.insert(len(cols) // 2, gap_head(hidden_cols))
         texts = [[*row[:len(cols) // 2], "⋯", *row[len(cols) // 2:]] for row in texts]
     label_width = max(width(s) for s in labels)
-    widths = [max(width(heads[k]), *(len(row[k]) for row in texts)) for k in range(len(heads))]
+    padded = [left(label, label_width) for label in labels]
+    widths = [max(width(head), *map(len, column)) for head, column in zip(heads, zip(*texts))]  # a cell is ASCII
+    # or ⋯, so its width is its length
     lines = [f"{visible(prefix + b.title)}  [{len(b.rows)} x {len(b.cols)}]"]
     chunks = runs(widths, WIDTH - label_width, 2)
     for start, stop in chunks:
         if len(chunks) > 1:
             named = [h for k, h in enumerate(heads[start:stop], start) if not (hidden_cols and k == len(cols) // 2)]
             lines.append(f"(columns {named[0]} to {named[-1]})" if named else f"({heads[start]})")
-        lines.append(_line(" " * label_width, heads[start:stop], widths[start:stop]))
-        for k in range(len(rows)):
-            if hidden_rows and k == len(rows) // 2:
-                lines.append(hidden_line(hidden_rows, "row"))
-            lines.append(_line(left(labels[k], label_width), texts[k][start:stop], widths[start:stop]))
+        lines.append((" " * label_width + "".join("  " + right(head, w) for head, w in
+                                                  zip(heads[start:stop], widths[start:stop]))).rstrip())
+        row = "".join(f"  %{w}s" for w in widths[start:stop])  # one % for a row's cells, right-aligned by length
+        shown_rows = [(label + row % tuple(numbers[start:stop])).rstrip() for label, numbers in zip(padded, texts)]
+        if hidden_rows:
+            shown_rows.insert(len(rows) // 2, hidden_line(hidden_rows, "row"))
+        lines.extend(shown_rows)
     if hidden_cols:
         lines.append(hidden_line(hidden_cols, "column") + f" (shown: the first and last {len(cols) // 2})")
     return lines
-
-
-def _line(label: str, cells: list[str], widths: list[int]) -> str:
-    return (label + "".join("  " + right(cell, w) for cell, w in zip(cells, widths))).rstrip()

@@ -6,18 +6,21 @@ when not even one number fits beside a label the block is listed one cell per li
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 import numpy as np
 from rich import box
 from rich.color import Color
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.style import Style
-from rich.table import Table
-from rich.text import Text
+from rich.text import Span, Text
 
+from attntrace.collector import paused
 from attntrace.render.escape import visible
-from attntrace.render.layout import cells, gap_head, hidden_line, runs, shown
+from attntrace.render.fastrich import FastTable, FastText
+from attntrace.render.layout import cells, gap_head, hidden_line, part, runs, shown
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.text import cut, lines, right
 from attntrace.views.text import width as width_of
@@ -37,6 +40,7 @@ PALETTES = {  # the shade of a weight from none (low) to its row's largest (high
     # brighter
 }
 EDGE, GAP = 4, 3  # columns a table takes beyond its cells: its edges and the label's padding; then each column's
+_UNBOLD = Style(bold=False)  # a head's padding, apart from the head
 
 
 @dataclass(frozen=True)
@@ -60,15 +64,24 @@ class Look:
 
 
 def render_step(step: Step, precision: int, width: int, look: Look = Look()) -> RenderableType:
-    parts: list[RenderableType] = [Text(visible(step.heading), style="bold underline"), Text("")]
-    for k, item in enumerate(step.items):
-        if isinstance(item, Note):
-            parts.append(Text(visible(item.text), style="italic"))
-        else:
-            parts.extend(tables(item, precision, step.prefix, width, look))
-        if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
-            parts.append(Text(""))  # notes in a row are one paragraph, as in plain text
-    return Group(*parts)
+    parts: list[RenderableType] = [FastText(visible(step.heading), style="bold underline"), FastText("")]
+    with paused():
+        for k, item in enumerate(step.items):
+            if isinstance(item, Note):
+                parts.append(FastText(visible(item.text), style="italic"))
+            else:
+                parts.extend(tables(item, precision, step.prefix, width, look))
+            if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
+                parts.append(FastText(""))  # notes in a row are one paragraph, as in plain text
+    return _Step(*parts)
+
+
+class _Step(Group):
+    """a step's parts, drawn with the cycle collector paused"""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        with paused():
+            yield from super().__rich_console__(console, options)
 
 
 @dataclass(frozen=True)
@@ -77,7 +90,7 @@ class _Column:
     cells: list[str]  # already padded to one width, so that digits line up whatever follows them
     values: list[float] | None  # the weights behind a heatmap column's cells; None: no shading (or a gap marker)
 
-    @property
+    @cached_property
     def width(self) -> int:
         """its cells' width on screen: the digits, and a space and a bar after them in a heatmap"""
         return width_of(self.cells[0]) + (2 if self.values is not None else 0)
@@ -90,14 +103,14 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
     colour = COLOURS[b.kind]
     heat = b.kind == "weights"
     texts = cells(b.values, rows, cols, precision)
-    shown_values = b.values[np.ix_(rows, cols)]
+    shown_values = part(b.values, rows, cols)
     number_width = max(len(t) for row in texts for t in row)
     columns = [_column(visible(b.cols[c]), [row[k] for row in texts], shown_values[:, k] if heat else None,
                        number_width) for k, c in enumerate(cols)]
     if hidden_cols:
         marker = gap_head(hidden_cols)
         columns.insert(len(cols) // 2, _Column(marker, ["⋯".rjust(width_of(marker))] * len(rows), None))
-    top = np.max(np.where(np.isfinite(shown_values), shown_values, 0.0), axis=1) if heat else None
+    top = np.max(np.where(np.isfinite(shown_values), shown_values, 0.0), axis=1).tolist() if heat else None
     places = [str(c + 1) for c in cols]  # each shown column's place in the matrix, for a range too long in labels
     if hidden_cols:
         places.insert(len(cols) // 2, "⋯")
@@ -119,24 +132,24 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
         labels = [cut(s, label_width, look.ellipsis) for s in labels]
         for start, stop in chunks:
             parts = title + ([_range(heads, places, start, stop, width)] if len(chunks) > 1 else [])
-            out.append(Text("\n".join(lines(parts, width)), style=f"bold {colour}"))
-            table = Table(box=look.box, header_style=colour, show_edge=True)
+            out.append(FastText("\n".join(lines(parts, width)), style=f"bold {colour}"))
+            table = FastTable(box=look.box, header_style=colour, show_edge=True)
             table.add_column("", style="bold", no_wrap=True)
             for k in range(start, stop):
                 digits = widths[k] - (columns[k].width - width_of(columns[k].cells[0]))  # a head ends where digits do
                 pad = " " * (digits - width_of(heads[k]))  # apart from the head (a style of its own), as a cell's
-                table.add_column(Text.assemble((pad, Style(bold=False)), heads[k]), justify="left", no_wrap=True)
+                table.add_column(_assembled(pad, _UNBOLD, heads[k], ""), justify="left", no_wrap=True)
+            drawn = [_cells(columns[i], widths[i], colour, top, look) for i in range(start, stop)]
             for k, label in enumerate(labels):
                 if k == gap_row:
                     table.add_row(Text(label), *[Text(right("⋮", widths[i])) for i in range(start, stop)])
                     continue
                 r = k - (gap_row is not None and k > gap_row)
-                table.add_row(Text(label), *[_cell(columns[i], r, widths[i], colour, top, look)
-                                             for i in range(start, stop)])
+                table.add_row(Text(label), *[column[r] for column in drawn])
             out.append(table)
     if heat:
-        out.append(Text(LEGEND.format(top=look.bars[-1]), style="italic"))
-    out.extend(Text(hidden_line(count, what), style="italic")
+        out.append(FastText(LEGEND.format(top=look.bars[-1]), style="italic"))
+    out.extend(FastText(hidden_line(count, what), style="italic")
                for count, what in ((hidden_rows, "row"), (hidden_cols, "column")) if count)
     return out
 
@@ -174,31 +187,62 @@ def _range(heads: list[str], places: list[str], start: int, stop: int, width: in
 
 
 def _column(head: str, texts: list[str], values: np.ndarray | None, number_width: int) -> _Column:
-    return _Column(head, [right(t, number_width) for t in texts], None if values is None else values.tolist())
+    return _Column(head, [t.rjust(number_width) for t in texts], None if values is None else values.tolist())  # the
+    # numbers are ASCII
 
 
-def _cell(column: _Column, r: int, column_width: int, colour: str, top: np.ndarray | None, look: Look) -> Text:
-    """a number, after the spaces that right-align it; those are apart, so a picture places the digits where they are"""
-    digits = column.cells[r].lstrip(" ")
+def _cells(column: _Column, column_width: int, colour: str, top: list[float] | None, look: Look) -> list[Text]:
+    """the column's numbers, each after the spaces that right-align it; those are apart, so a picture places the digits
+    where they are"""
     if column.values is None or top is None:
-        return Text.assemble((" " * (column_width - width_of(digits)), ""), (digits, colour))
-    share = _share(column.values[r], float(top[r]))
-    heat = _heat(share, look.palette)
-    shown = f"{digits} {look.bars[round(share * (len(look.bars) - 1))]}"
-    return Text.assemble((" " * (column_width - width_of(shown)), Style(bgcolor=heat.bgcolor)), (shown, heat))
+        out = []
+        for cell in column.cells:
+            digits = cell.lstrip(" ")  # a number, or ⋯: a column a character
+            pad = column_width - len(digits)
+            out.append(Text(" " * pad + digits, tab_size=8, spans=[Span(pad, pad + len(digits), colour)] if digits else []))
+        return out
+    return [_heat_cell(digits.lstrip(" "), weight, row_top, column_width, look)
+            for digits, weight, row_top in zip(column.cells, column.values, top)]
+
+
+def _heat_cell(digits: str, weight: float, top: float, column_width: int, look: Look) -> Text:
+    """a weight in its shade, with a bar for its share of its row's largest"""
+    share = _share(weight, top)
+    heat, background = _shades(share, look.palette)
+    bar = look.bars[round(share * (len(look.bars) - 1))]
+    return _assembled(" " * (column_width - width_of(digits) - 1 - width_of(bar)), background, f"{digits} {bar}", heat)
+
+
+def _assembled(first: str, first_style: str | Style, second: str, second_style: str | Style) -> Text:
+    """Text.assemble((first, first_style), (second, second_style)) at once: two pieces of text with no control
+    characters, each a span of its style when it has one"""
+    spans = [Span(start, stop, style) for start, stop, style in ((0, len(first), first_style),
+                                                                 (len(first), len(first) + len(second), second_style))
+             if stop > start and style]
+    return Text(first + second, tab_size=8, spans=spans)
 
 
 def _share(weight: float, top: float) -> float:
     """the weight against the largest in its row, from 0 to 1"""
-    return 0.0 if top <= 0 or not np.isfinite(weight) else min(max(weight / top, 0.0), 1.0)
+    return 0.0 if top <= 0 or not math.isfinite(weight) else min(max(weight / top, 0.0), 1.0)
 
 
 def _heat(share: float, palette: str = "terminal") -> Style:
     """the palette's low shade to its high one as the weight grows: in a terminal grey to blue with white digits,
     which reads the same on a dark screen and a white one"""
+    return _shades(share, palette)[0]
+
+
+def _shades(share: float, palette: str) -> tuple[Style, Style]:
+    """_heat's style, and its background alone (for the spaces before the digits)"""
     low, high, low_text, high_text = PALETTES[palette]
-    bg = Color.from_rgb(*(a + (b - a) * share for a, b in zip(low, high)))
-    return Style(bgcolor=bg, color=low_text if share < 0.5 else high_text)
+    return _shade(tuple(int(a + (b - a) * share) for a, b in zip(low, high)), low_text if share < 0.5 else high_text)
+
+
+@lru_cache(maxsize=4096)
+def _shade(rgb: tuple[int, ...], text: str) -> tuple[Style, Style]:
+    bg = Color.from_rgb(*rgb)
+    return Style(bgcolor=bg, color=text), Style(bgcolor=bg)
 
 
 def _listed(b: Block, title: list[str], labels: list[str], columns: list[_Column], gap_row: int | None, width: int,

@@ -7,14 +7,17 @@ import math
 from collections.abc import Callable
 from dataclasses import replace
 from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
+from itertools import chain
 
 import numpy as np
 
+from attntrace.collector import paused
 from attntrace.model.maths import decimal_of
 from attntrace.model.trace import Trace
 from attntrace.views.page import Note, Step
 
 LONG = 8  # dot products longer than this show their first 3 terms, a count, and the last term
+_LIMIT = 2**62  # integers below this, and sums of two of them, are exact in int64
 UNROUNDED = "unrounded"  # the word before the tables' value where the written numbers give another result
 
 _EXACT = Context(prec=2000, Emax=10**6, Emin=-10**6)  # sums, products and quotients of written numbers: exact, or
@@ -62,6 +65,11 @@ class _Writer:
     def result(self, exact: Decimal, table: float) -> str:
         """exact rounded to the precision, half away from zero (without carried rounding an exact half is written in
         full, since the tables round halves their own way); then the tables' value when they show another"""
+        text, bracket = self._result(exact, table)
+        return self.noted(text, bracket)
+
+    def _result(self, exact: Decimal, table: float) -> tuple[str, str]:
+        """result's text and its bracket ("" when the tables show the same value)"""
         places = Decimal(1).scaleb(-self.precision)
         rounded = exact.quantize(places, rounding=ROUND_HALF_UP)
         half = not self.carried and abs(exact - rounded) * 2 == places
@@ -71,11 +79,80 @@ class _Writer:
         else:
             text = _unsigned_zero(f"{shown:.{self.precision + half}f}")
         self.halves |= half
-        if fixed(float(shown), self.precision) != fixed(table, self.precision):
-            bracket = f"({UNROUNDED}: {num(table, self.precision)})"
-            self.bracket = self.bracket or bracket
-            text += f" {bracket}"
-        return text
+        differs = fixed(float(shown), self.precision) != fixed(table, self.precision)
+        return text, f"({UNROUNDED}: {num(table, self.precision)})" if differs else ""
+
+    def noted(self, text: str, bracket: str) -> str:
+        """a result as written, its bracket after it"""
+        self.seen(bracket)
+        return f"{text} {bracket}" if bracket else text
+
+    def seen(self, bracket: str) -> None:
+        """a bracket written ("" for none): the first is the legend's example"""
+        self.bracket = self.bracket or bracket
+
+    def texts(self, values: np.ndarray) -> list[str]:
+        """factor() of every value (row by row): each number as written, a negative one in brackets"""
+        flat = np.asarray(values, dtype=np.float64).ravel()
+        texts = _numbers(flat, self.precision)
+        for k in np.flatnonzero(np.signbit(flat)).tolist():
+            if texts[k].startswith("-"):
+                texts[k] = f"({texts[k]})"
+        return texts
+
+    def scaled(self, values: np.ndarray) -> np.ndarray:
+        """the numbers as written, times 10^precision: exact integers, of the values' shape"""
+        values = np.asarray(values, dtype=np.float64)
+        return _rounded(values, self.precision)
+
+    def written(self, exact: np.ndarray, scale: int, tables: np.ndarray) -> list[str]:
+        """result() of many cells at once, their brackets noted in order"""
+        texts, first = self.results(exact, scale, tables)
+        if first is not None:
+            self.seen(_bracket(texts[first]))
+        return texts
+
+    def results(self, exact: np.ndarray, scale: int, tables: np.ndarray) -> tuple[list[str], int | None]:
+        """_result() of many cells at once: exact holds each cell's exact value times 10^scale (scale >= precision), as
+        integers; tables the tables' values. Returns each result as written, its bracket after it, and the first with
+        a bracket (None: none has), its bracket not yet noted (see noted, written)"""
+        p = self.precision
+        flat, table = exact.ravel(), np.asarray(tables, dtype=np.float64).ravel()
+        texts, first = [""] * len(flat), None
+        quick = np.zeros(len(flat), dtype=bool)
+        if flat.dtype == np.int64 and len(flat):
+            unit = 10 ** (scale - p)
+            size = np.abs(flat)
+            rest = size % unit
+            magnitude = size // unit + (rest >= unit - rest)  # rounded half away from zero
+            rounded = np.where(flat < 0, -magnitude, magnitude)
+            half = (rest == unit - rest) if unit > 1 and not self.carried else np.zeros(len(flat), dtype=bool)
+            quick = ~half & (magnitude < 10**15) & np.isfinite(table)  # written from a float exactly
+        fast = np.flatnonzero(quick)
+        if len(fast):
+            shown, value = rounded[fast], table[fast]
+            written = _fixed(shown / 10**p, p)  # fewer than 16 digits: the float prints them back exactly
+            if p:  # a whole number is written whole when the tables' value is that whole number
+                whole_table = (value == np.trunc(value)) & (np.abs(value) < 1e15)
+                for k in np.flatnonzero(whole_table & (shown % 10**p == 0) &
+                                        (np.where(whole_table, value, 0).astype(np.int64) == shown // 10**p)).tolist():
+                    written[k] = str(int(shown[k]) // 10**p)
+            differs = np.flatnonzero(np.asarray(_rounded(value, p) != shown, dtype=bool))  # the tables show another
+            for k, number in zip(differs.tolist(), _numbers(value[differs], p)):
+                written[k] = f"{written[k]} ({UNROUNDED}: {number})"
+            if len(differs):
+                first = int(fast[differs[0]])
+            if len(fast) == len(flat):
+                texts = written
+            else:
+                for k, i in enumerate(fast.tolist()):
+                    texts[i] = written[k]
+        for i in np.flatnonzero(~quick).tolist():
+            text, bracket = self._result(Decimal(int(flat[i])).scaleb(-scale), float(table[i]))
+            if bracket:
+                text, first = f"{text} {bracket}", i if first is None else min(first, i)
+            texts[i] = text
+        return texts, first
 
     def legend(self) -> tuple[Note, ...]:
         """how every line is written: which numbers it uses, how its result is rounded, and what the brackets say"""
@@ -91,26 +168,108 @@ class _Writer:
         return tuple(notes)
 
 
-def _terms(terms: list[str]) -> str:
-    if len(terms) <= LONG:
+def _terms(terms: list[str], count: int) -> str:
+    """a sum of count terms as written, from the terms shown (see _shown)"""
+    if count <= LONG:
         return " + ".join(terms)
-    return " + ".join(terms[:3]) + f" + … ({len(terms) - 4} more terms) + " + terms[-1]
+    return " + ".join(terms[:3]) + f" + … ({count - 4} more terms) + " + terms[-1]
 
 
-def _dot(a: np.ndarray, b: np.ndarray, w: _Writer) -> tuple[str, Decimal]:
-    """a · b as written, term by term, and its exact value from the written numbers"""
-    terms, total = [], Decimal(0)
-    for x, y in zip(a.tolist(), b.tolist()):
-        (x_text, x_exact), (y_text, y_exact) = w.factor(x), w.factor(y)
-        terms.append(f"{x_text}×{y_text}")
-        total += x_exact * y_exact
-    return _terms(terms), total
+def _bracket(result: str) -> str:
+    """a result's bracket, "" when it has none: a number has no space in it"""
+    return result.partition(" ")[2]
 
 
-def _sum(values: list[float], w: _Writer) -> tuple[str, Decimal]:
-    """values added as written, and their exact sum"""
-    read = [w.factor(v) for v in values]
-    return _terms([text for text, _ in read]), sum((exact for _, exact in read), Decimal(0))
+def _shown(count: int) -> list[int]:
+    """the terms of a sum of count terms that are written out: all, or the first 3 and the last"""
+    return list(range(count)) if count <= LONG else [0, 1, 2, count - 1]
+
+
+def _dots(a: np.ndarray, b: np.ndarray, w: _Writer) -> tuple[list[str], np.ndarray]:
+    """every a_r · b[:, c] as written (a row by row, each the terms shown) and its exact value from the written numbers,
+    times 10^(2 precision): the terms shown are written, the others only counted. a [rows, n], b [n, cols]"""
+    rows, columns, exact = _factors(a, b, w)
+    n = a.shape[1]
+    if n <= LONG:
+        return [" + ".join(f"{x}×{y}" for x, y in zip(row, column)) for row in rows for column in columns], exact
+    return [f"{x[0]}×{y[0]} + {x[1]}×{y[1]} + {x[2]}×{y[2]} + … ({n - 4} more terms) + {x[3]}×{y[3]}"
+            for x in rows for y in columns], exact
+
+
+def _factors(a: np.ndarray, b: np.ndarray, w: _Writer) -> tuple[list[list[str]], list[list[str]], np.ndarray]:
+    """the factors a dot product of a's rows and b's columns shows, as written: each row's and each column's; and the
+    products' exact values (see _dots)"""
+    n, cols = a.shape[1], b.shape[1]
+    shown = _shown(n)
+    size = len(shown)
+    left, right = w.texts(a[:, shown]), w.texts(b[shown, :])
+    rows = [left[r * size:(r + 1) * size] for r in range(a.shape[0])]
+    return rows, [right[c::cols] for c in range(cols)], _exact(np.matmul, w.scaled(a), w.scaled(b), n)
+
+
+def _integers(values: list[int], shape: tuple[int, ...]) -> np.ndarray:
+    """exact integers as an array: int64 when every one is small enough, else Python integers"""
+    if not values or (max(values) < _LIMIT and min(values) > -_LIMIT):
+        return np.array(values, dtype=np.int64).reshape(shape)
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out.reshape(shape)
+
+
+def _exact(operation: Callable[[np.ndarray, np.ndarray], np.ndarray], a: np.ndarray, b: np.ndarray,
+           count: int = 1) -> np.ndarray:
+    """a product (or count-term dot product) of exact integers, in int64 when no sum of its can leave it, else in
+    Python integers"""
+    if a.dtype == np.int64 and b.dtype == np.int64 and _largest(a) * _largest(b) * max(count, 1) < _LIMIT:
+        return operation(a, b)
+    return np.asarray(operation(a.astype(object), b.astype(object)), dtype=object)
+
+
+def _plus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b, exactly"""
+    if a.dtype == np.int64 and b.dtype == np.int64 and _largest(a) + _largest(b) < _LIMIT:
+        return a + b
+    return np.asarray(a.astype(object) + b.astype(object), dtype=object)
+
+
+def _largest(a: np.ndarray) -> int:
+    """the largest magnitude in a"""
+    return max((abs(int(v)) for v in a.flat), default=0) if a.dtype == object else int(np.abs(a).max(initial=0))
+
+
+def _rounded(values: np.ndarray, precision: int) -> np.ndarray:
+    """each value as written at fixed decimals, times 10^precision: the integer nearest value · 10^precision, a tie
+    to the even one (as format() rounds); from the float product where no tie can be near, else from the text"""
+    flat = values.ravel()
+    with np.errstate(invalid="ignore", over="ignore"):
+        product = flat * 10.0**precision
+        tie = np.abs(product - np.floor(product) - 0.5) <= 4 * np.spacing(np.abs(product))  # the float may be off by
+        # half a unit in its last place, so a tie within a few of them is settled by the text
+        near = ~(np.abs(product) < 2.0**50) | tie
+    out = np.rint(np.where(near, 0.0, product)).astype(np.int64)
+    awkward = np.flatnonzero(near)
+    if not len(awkward):
+        return out.reshape(values.shape)
+    exact = out.tolist()
+    for k, text in zip(awkward.tolist(), _fixed(flat[awkward], precision)):
+        exact[k] = int(text.replace(".", ""))
+    return _integers(exact, values.shape)
+
+
+def _numbers(flat: np.ndarray, precision: int) -> list[str]:
+    """num() of each value: a whole number whole, anything else at fixed decimals, -0 as 0"""
+    texts = _fixed(flat, precision)
+    for k in np.flatnonzero(np.isfinite(flat) & (flat == np.trunc(flat)) & (np.abs(flat) < 1e15)).tolist():
+        texts[k] = str(int(flat[k]))
+    for k in np.flatnonzero(np.signbit(flat) & (flat >= -(10.0**-precision))).tolist():  # may round to -0
+        texts[k] = _unsigned_zero(texts[k])
+    return texts
+
+
+def _fixed(values: np.ndarray, precision: int) -> list[str]:
+    """each value at fixed decimals, as format(v, f".{precision}f") writes it, all in one % (a -0 keeps its sign)"""
+    flat = values.ravel().tolist()
+    return ("\0".join([f"%.{precision}f"] * len(flat)) % tuple(flat)).split("\0") if flat else []
 
 
 def explain_steps(t: Trace, precision: int) -> list[Step]:
@@ -119,9 +278,9 @@ def explain_steps(t: Trace, precision: int) -> list[Step]:
     w = _Writer(precision, t.decimals == precision)
 
     def per_head(write: Callable[[Trace, int, _Writer], list[Note]]) -> tuple[Note, ...]:
-        return tuple(note for a in range(len(t.heads)) for note in write(t, a, w))
+        return tuple(chain.from_iterable(write(t, a, w) for a in range(len(t.heads))))
 
-    with localcontext(_EXACT):
+    with localcontext(_EXACT), paused():
         steps = [
             Step(3, f"Step 3 · derive q{i}, and every k_j and v_j", per_head(_derive)),
             Step(4, f"Step 4 · attention scores for input {i}", per_head(_scores)),
@@ -141,28 +300,54 @@ def _derive(t: Trace, a: int, w: _Writer) -> list[Note]:
     """step 3 for head a (from 0): every cell of q_i, and of each k_j and v_j"""
     p, d, h, g = t.problem, t.dims, t.heads[a], t.dims.kv_block(a)
     kv, kv_name = (p.x, "x") if p.source is None else (p.source, "s")
-    notes = []
+    head, precision = _head(t, a), w.precision
+    notes: list[Note] = []
     for name, weight, b, rows, inp, label, values, col0 in (
         ("q", h.w_q, h.b_q, [t.rows[0]], p.x, "x", h.q, a * d.d_k),
-        ("k", h.w_k, h.b_k, range(d.m), kv, kv_name, h.k, g * d.d_k),
-        ("v", h.w_v, h.b_v, range(d.m), kv, kv_name, h.v, g * d.d_v),
+        ("k", h.w_k, h.b_k, list(range(d.m)), kv, kv_name, h.k, g * d.d_k),
+        ("v", h.w_v, h.b_v, list(range(d.m)), kv, kv_name, h.v, g * d.d_v),
     ):
-        for r_index, r in enumerate(rows):
-            for c in range(values.shape[1]):
-                cell, column = f"{_head(t, a)}{name}{r + 1}[{c + 1}]", col0 + c + 1
-                if weight is None:
-                    named = f"{label}{r + 1}[{column}]"
-                    written, exact = w.factor(inp[r, col0 + c])
-                else:
-                    named = f"{label}{r + 1} · W_{name.upper()}[:,{column}]"
-                    written, exact = _dot(inp[r], weight[:, c], w)
-                if b is not None:
-                    bias, bias_exact = w.factor(b[c])
-                    named, written, exact = f"{named} + b_{name}[{column}]", f"{written} + {bias}", exact + bias_exact
-                result = w.result(exact, values[r_index, c])
-                arithmetic = "" if weight is None and b is None else f" = {written}"  # a copied cell has none
-                notes.append(Note(f"{cell} = {named}{arithmetic} = {result}"))
+        count = values.shape[1]
+        columns = range(col0 + 1, col0 + count + 1)  # each cell's column in the whole of W (or of x)
+        if weight is None:  # a copied cell: q_i[c] is x_i[col0 + c]
+            copied = inp[np.ix_(rows, range(col0, col0 + count))]
+            sources = [f"[{column}]" for column in columns]
+            written, exact, scale = w.texts(copied) if b is not None else [], w.scaled(copied), precision
+        elif b is None and weight.shape[0] > LONG:  # most lines: each written at once, its terms and all
+            notes.extend(_long_dots(f"{head}{name}", label, rows, f" · W_{name.upper()}[:,", col0, inp[rows], weight,
+                                    values, w))
+            continue
+        else:
+            sources = [f" · W_{name.upper()}[:,{column}]" for column in columns]
+            written, exact = _dots(inp[rows], weight, w)
+            scale = 2 * precision
+        if b is not None:
+            sources = [f"{source} + b_{name}[{column}]" for source, column in zip(sources, columns)]
+            biases = [f" + {text}" for text in w.texts(b)]
+            exact = _plus(exact, _exact(np.multiply, w.scaled(b)[None, :], np.array(10 ** (scale - precision))))
+        results = iter(w.written(exact, scale, values))
+        if weight is None and b is None:  # a copied cell has no arithmetic
+            notes.extend([Note(f"{head}{name}{r + 1}[{c}] = {label}{r + 1}{source} = {result}")
+                          for r in rows for c, source, result in zip(range(1, count + 1), sources, results)])
+        else:  # row by row: zip takes count results a row
+            texts = iter(written)
+            ends = biases if b is not None else [""] * count
+            notes.extend([Note(f"{head}{name}{r + 1}[{c}] = {label}{r + 1}{source} = {text}{end} = {result}")
+                          for r in rows for c, source, end, text, result in zip(range(1, count + 1), sources, ends,
+                                                                               texts, results)])
     return notes + _rotated(t, a, w)
+
+
+def _long_dots(cell: str, label: str, rows: list[int], source: str, col0: int, a: np.ndarray, b: np.ndarray,
+               values: np.ndarray, w: _Writer) -> list[Note]:
+    """step 3's lines for cells that are dot products of more than LONG terms (no bias): as _derive writes them"""
+    xs, ys, exact = _factors(a, b, w)
+    more = f" + … ({a.shape[1] - 4} more terms) + "
+    results = iter(w.written(exact, 2 * w.precision, values))
+    sources = [(c + 1, f"{source}{col0 + c + 1}] = ") for c in range(b.shape[1])]
+    return [Note(f"{cell}{r + 1}[{c}] = {label}{r + 1}{named}{x[0]}×{y[0]} + {x[1]}×{y[1]} + {x[2]}×{y[2]}{more}"
+                 f"{x[3]}×{y[3]} = {result}")
+            for r, x in zip(rows, xs) for (c, named), y, result in zip(sources, ys, results)]
 
 
 def _rotated(t: Trace, a: int, w: _Writer) -> list[Note]:
@@ -219,10 +404,11 @@ def _scores(t: Trace, a: int, w: _Writer) -> list[Note]:
     q, k, turned = (h.q, h.k, "") if h.q_rotated is None or h.k_rotated is None else (h.q_rotated, h.k_rotated, "'")
     cap = t.problem.softcap
     notes = []
-    for j in range(t.dims.m):
-        written, exact = _dot(q[0], k[j], w)
-        notes.append(Note(f"{head}score({i},{j + 1}) = q{i}{turned} · k{j + 1}{turned} = {written} = "
-                          f"{w.result(exact, h.scores[0, j])}"))
+    dots, exact = _dots(q[:1], k.T, w)
+    results, _ = w.results(exact, 2 * w.precision, h.scores[0, :t.dims.m])
+    for j, (written, result) in enumerate(zip(dots, results)):
+        w.seen(_bracket(result))
+        notes.append(Note(f"{head}score({i},{j + 1}) = q{i}{turned} · k{j + 1}{turned} = {written} = {result}"))
         if t.allowed is not None and not t.allowed[0, j]:
             notes.append(Note(f"{head}score({i},{j + 1}) is masked: it becomes -inf, so its weight is 0"))
             continue
@@ -251,12 +437,13 @@ def _softmax(t: Trace, a: int, w: _Writer) -> list[Note]:
     """step 5 for head a: each weight as e^score over the sum for the keys not masked"""
     h, i, head = t.heads[a], t.rows[0] + 1, _head(t, a)
     seen = [j for j in range(t.dims.m) if t.allowed is None or t.allowed[0, j]]
-    powers = {j: w.factor(h.scaled[0, j]) for j in seen}
-    exps = _terms([f"e^{text}" for text, _ in powers.values()])
-    weights = _softmax_exact([exact for _, exact in powers.values()])
+    texts = w.texts(h.scaled[0, seen])
+    powers = dict(zip(seen, texts))
+    exps = _terms([f"e^{texts[k]}" for k in _shown(len(seen))], len(seen))
+    weights = _softmax_exact([Decimal(text[1:-1] if text.startswith("(") else text) for text in texts])
     exact = dict(zip(seen, weights))
-    return [Note(f"{head}w({i},{j + 1}) = e^{powers[j][0]} / ({exps}) = {w.result(exact[j], h.weights[0, j])}")
-            if j in seen else Note(f"{head}w({i},{j + 1}) = 0 (masked)") for j in range(t.dims.m)]
+    return [Note(f"{head}w({i},{j + 1}) = e^{powers[j]} / ({exps}) = {w.result(exact[j], h.weights[0, j])}")
+            if j in powers else Note(f"{head}w({i},{j + 1}) = 0 (masked)") for j in range(t.dims.m)]
 
 
 def _softmax_exact(z: list[Decimal]) -> list[Decimal]:
@@ -273,24 +460,24 @@ def _weighted(t: Trace, a: int, w: _Writer) -> list[Note]:
     """step 6 for head a: each weight times each cell of its value"""
     h, i, head = t.heads[a], t.rows[0] + 1, _head(t, a)
     products = t.weighted(a, t.rows[0])  # [m, d_v]
-    notes = []
-    for j in range(t.dims.m):
-        for c in range(t.dims.d_v):
-            (weight, weight_exact), (value, value_exact) = w.factor(h.weights[0, j]), w.factor(h.v[j, c])
-            notes.append(Note(f"{head}w({i},{j + 1}) · v{j + 1}[{c + 1}] = {weight}×{value} = "
-                              f"{w.result(weight_exact * value_exact, products[j, c])}"))
-    return notes
+    m, d_v = t.dims.m, t.dims.d_v
+    weights, values = w.texts(h.weights[0, :m]), w.texts(h.v)
+    exact = _exact(np.multiply, w.scaled(h.weights[0, :m])[:, None], w.scaled(h.v))
+    pairs = iter(zip(values, w.written(exact, 2 * w.precision, products)))  # row by row: zip takes d_v of them a row
+    return [Note(f"{head}w({i},{j + 1}) · v{j + 1}[{c + 1}] = {weight}×{value} = {result}")
+            for j, weight in enumerate(weights) for c, (value, result) in zip(range(d_v), pairs)]
 
 
 def _output(t: Trace, a: int, w: _Writer) -> list[Note]:
     """step 7 for head a: each cell of the output as the sum of the weighted values"""
     h, i, head = t.heads[a], t.rows[0] + 1, _head(t, a)
     products = t.weighted(a, t.rows[0])  # [m, d_v]
-    notes = []
-    for c in range(t.dims.d_v):
-        written, exact = _sum(products[:, c].tolist(), w)
-        notes.append(Note(f"{head}output{i}[{c + 1}] = {written} = {w.result(exact, h.output[0, c])}"))
-    return notes
+    m, d_v = products.shape
+    shown = _shown(m)
+    texts = w.texts(products[shown, :])
+    exact = _exact(np.matmul, np.ones((1, m), dtype=np.int64), w.scaled(products), m)  # each column's sum
+    results = w.written(exact, w.precision, h.output[0, :d_v])
+    return [Note(f"{head}output{i}[{c + 1}] = {_terms(texts[c::d_v], m)} = {results[c]}") for c in range(d_v)]
 
 
 def _projected(t: Trace, w: _Writer) -> list[Note]:
@@ -298,12 +485,12 @@ def _projected(t: Trace, w: _Writer) -> list[Note]:
     p, i = t.problem, t.rows[0] + 1
     if p.w_o is None:
         return []
-    notes = []
-    for c in range(t.dims.d_out):
-        written, exact = _dot(t.concat[0], p.w_o[:, c], w)
-        named = f"concat{i} · W_O[:,{c + 1}]"
-        if p.b_o is not None:
-            bias, bias_exact = w.factor(p.b_o[c])
-            named, written, exact = f"{named} + b_o[{c + 1}]", f"{written} + {bias}", exact + bias_exact
-        notes.append(Note(f"output{i}[{c + 1}] = {named} = {written} = {w.result(exact, t.output[0, c])}"))
-    return notes
+    written, exact = _dots(t.concat[:1], p.w_o, w)
+    named = [f"concat{i} · W_O[:,{c + 1}]" for c in range(t.dims.d_out)]
+    if p.b_o is not None:
+        biases = w.texts(p.b_o)
+        named = [f"{text} + b_o[{c + 1}]" for c, text in enumerate(named)]
+        written = [f"{text} + {bias}" for text, bias in zip(written, biases)]
+        exact = _plus(exact, _exact(np.multiply, w.scaled(p.b_o)[None, :], np.array(10**w.precision)))
+    results = w.written(exact, 2 * w.precision, t.output[0, :t.dims.d_out])
+    return [Note(f"output{i}[{c + 1}] = {named[c]} = {written[c]} = {results[c]}") for c in range(t.dims.d_out)]

@@ -6,9 +6,10 @@ from __future__ import annotations
 def width(text: str) -> int:
     """the columns a terminal gives text, as the rich tables measure it: wide and full-width characters (我, 😀) two,
     combining and zero-width ones none, an emoji sequence (👨‍👩‍👧, ❤️, 👍🏽) as one emoji"""
-    if text.isascii():
+    if text.isascii() or (text.isprintable() and max(text) < "\u0300"):  # Latin letters and signs (·, ×, é): one
+        # column each, as the tables measure them
         return len(text)
-    from rich.cells import cell_len  # only for a label that is not ASCII
+    from rich.cells import cell_len  # only for a label of other characters: it costs start-up time
 
     return cell_len(text)
 
