@@ -97,7 +97,8 @@ def measure(args: list[str], repeat: int = 1) -> Run:
 
 
 def attntrace(*args: object) -> list[str]:
-    return [sys.executable, "-m", "attntrace", *map(str, args)]
+    """the console script a user runs (python -m attntrace adds runpy's frames)"""
+    return [str(Path(sys.executable).with_name("attntrace")), *map(str, args)]
 
 
 def baseline(path: Path, mode: str, *more: object) -> list[str]:

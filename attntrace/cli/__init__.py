@@ -1,5 +1,7 @@
-"""The command line: typer commands (commands.py), the terminal they write to (terminal.py), the output options
-(output.py), files written whole (files.py). Importing it is light, so Ctrl-C is handled before the heavy imports."""
+"""The command line: typer commands (commands.py), the commonest lines read without typer (quick.py), what the
+tracing commands do (tracing.py), failures said in one line (guard.py), the terminal they write to (terminal.py), the
+output options (output.py), files written whole (files.py). Importing it is light, so Ctrl-C is handled before the
+heavy imports."""
 
 from __future__ import annotations
 
@@ -21,13 +23,24 @@ __all__ = ["app", "main"]
 
 def main(args: Sequence[str] | None = None, env: Environment | None = None) -> int:
     """the console script; args None: this process's own arguments and terminal"""
+    from attntrace.cli.guard import EXPECTED, attach_streams, failure
+    from attntrace.cli.quick import recognise
+    from attntrace.cli.terminal import Environment, exit_on_interrupt
+
     if args is None:
-        from attntrace.cli.terminal import exit_on_interrupt
-
         exit_on_interrupt()
-    from attntrace.cli.commands import main as run
+        attach_streams()
+    env = env or Environment()
+    argv = list(sys.argv[1:] if args is None else args)
+    quick = recognise(argv)
+    if quick is None:
+        from attntrace.cli.commands import main as typer_main
 
-    return run(args, env)
+        return typer_main(argv, env)
+    try:
+        return quick(env)
+    except EXPECTED as e:
+        return failure(env, e)
 
 
 def __getattr__(name: str) -> Any:

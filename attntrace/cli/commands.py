@@ -1,9 +1,8 @@
-"""The command line: parse, call one library function, hand the result to the output seam. main() is the one
-place where an expected failure becomes one line on stderr and an exit status."""
+"""The command line as typer reads it: parse, call one library function, hand the result to the output seam.
+Expected failures become one line on stderr in guard.py; the commonest lines are read by quick.py instead."""
 
 from __future__ import annotations
 
-import errno
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -15,7 +14,9 @@ import click
 import typer
 
 from attntrace import __version__
+from attntrace.cli import tracing
 from attntrace.cli.files import distinct, write_files
+from attntrace.cli.guard import EXPECTED, attach_streams, fail, failure
 from attntrace.cli.output import OutputOptions, show
 from attntrace.cli.terminal import Environment, ExitStatus
 from attntrace.errors import AttntraceError, OutOfRange
@@ -26,23 +27,26 @@ SETTINGS: dict[str, Any] = dict(
     context_settings={"help_option_names": ["-h", "--help"]},
     help="Trace transformer self-attention step by step, on real numbers.",
 )
-OPTIONS = {"query": "--input", "layer": "--layer", "head": "--head"}  # the option that sets each library number
 
 
 def main(args: Sequence[str] | None = None, env: Environment | None = None) -> int:
-    """run the command line on args (default: sys.argv) with env (default: this process's terminal)"""
+    """run the command line on args (default: sys.argv) with env (default: this process's terminal), read by typer"""
     if args is None:
-        _attach_streams()
+        attach_streams()
     env = env or Environment()
     argv = list(sys.argv[1:] if args is None else args)
+    try:
+        return _typer_main(argv, env)
+    except EXPECTED as e:
+        return failure(env, e)
+
+
+def _typer_main(argv: list[str], env: Environment) -> int:
+    """typer's reading of the line; click's own exits and usage errors as exit statuses"""
     try:
         chosen = build(argv[:1]) if argv[:1] and argv[0] in COMMANDS else app  # building one command is 15x quicker
         code = typer.main.get_command(chosen).main(argv, prog_name="attntrace", standalone_mode=False, obj=env)
         return int(code or 0)
-    except OutOfRange as e:
-        return _fail(env, e.as_option(OPTIONS[e.name]) if e.name in OPTIONS else str(e), e.exit_code)
-    except AttntraceError as e:
-        return _fail(env, str(e), e.exit_code)
     except click.exceptions.Exit as e:
         return int(e.exit_code)
     except SystemExit:
@@ -52,56 +56,7 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
     except click.exceptions.Abort:
         return ExitStatus.ERROR_CTRL_C
     except click.ClickException as e:
-        return _fail(env, e.format_message(), e.exit_code)
-    except BrokenPipeError:
-        env.quiet_stdout()
-        return ExitStatus.SUCCESS
-    except MemoryError:
-        return _fail(env, "out of memory; give a smaller problem, or one input at a time with step --input N",
-                     ExitStatus.ERROR)
-    except UnicodeEncodeError as e:
-        return _fail(env, f"this output's encoding ({e.encoding}) cannot show {e.object[e.start:e.end]!r}; "
-                          "set PYTHONIOENCODING=utf-8, or write to a file with -o (always UTF-8)", ExitStatus.ERROR)
-    except OSError as e:
-        where = f"{e.filename}: " if e.filename else "cannot write to stdout: " if e.errno in (errno.ENOSPC, errno.EIO) else ""
-        env.quiet_stdout()
-        return _fail(env, f"{where}{e.strerror or e}", ExitStatus.ERROR)
-
-
-class _ClosedStdin:
-    """stdin closed (<&-): reading it is one clear line, and nothing else needs it"""
-
-    class _Buffer:
-        def read(self, size: int = -1) -> bytes:
-            raise AttntraceError("stdin is closed; give a file instead of -")
-
-    buffer = _Buffer()
-
-    def isatty(self) -> bool:
-        return False
-
-    def read(self, size: int = -1) -> str:
-        raise AttntraceError("stdin is closed; give a file instead of -")
-
-
-def _attach_streams() -> None:
-    """UTF-8 output whatever the locale says (a cp1252 or ascii stdout cannot show Σ or 我); a closed stdin named"""
-    for stream in (sys.stdout, sys.stderr):
-        encoding = (getattr(stream, "encoding", "") or "").lower().replace("-", "").replace("_", "")
-        if stream is not None and encoding != "utf8":
-            try:
-                stream.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[union-attr]
-            except (AttributeError, ValueError, OSError):
-                pass
-    if sys.stdin is None:
-        sys.stdin = _ClosedStdin()  # type: ignore[assignment]
-
-
-def _fail(env: Environment, message: str, code: int) -> int:
-    from attntrace.render.escape import visible
-
-    env.message(f"attntrace: {visible(message)}")  # a message quoting a file's text is shown, never obeyed
-    return code
+        return fail(env, e.format_message(), e.exit_code)
 
 
 def _env() -> Environment:
@@ -251,19 +206,9 @@ InputOpt = Annotated[int, typer.Option("--input", "-i", help="The input to trace
 
 
 def _problem(file: Optional[str], env: Environment, *, x: Optional[str] = None, w_q: Optional[str] = None,
-             w_k: Optional[str] = None, w_v: Optional[str] = None, **settings: Any):  # type: ignore[no-untyped-def]
+             w_k: Optional[str] = None, w_v: Optional[str] = None, **settings: Any) -> Any:
     """the problem in file (None: the built-in example) with the command line's matrices and settings in place"""
-    from attntrace.files.problemfile import origin, read
-    from attntrace.model.problem import override, problem_error
-
-    matrices = {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}
-    problem, notes = read(file, matrices)
-    for note in notes:
-        env.message(f"note: {note}")
-    try:
-        return override(problem, **_settings(**settings))
-    except AttntraceError as e:
-        raise problem_error(origin(file, matrices), e) from None
+    return tracing.problem(file, env, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}, _settings(**settings))
 
 
 def _settings(scale: Optional[bool] = None, scale_by: Optional[float] = None, mask: Optional[list[str]] = None,
@@ -292,49 +237,16 @@ def _options(fmt: Optional[Enum], precision: int, pause: bool = False, output: O
                          export_html, theme.value, ascii_)
 
 
-def _traced(file: Optional[str], problem: Any, matrices: Optional[dict[str, Optional[str]]] = None, **how: Any) -> Any:
-    """the trace, or its error said about the file or the matrices given (an input out of range is the option's, said
-    by main)"""
-    from attntrace.files.problemfile import origin
-    from attntrace.model.engine import trace
-    from attntrace.model.problem import problem_error
-
-    try:
-        return trace(problem, **how)
-    except OutOfRange:
-        raise
-    except AttntraceError as e:
-        raise problem_error(origin(file, matrices), e) from None
-
-
-def _show_trace(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
-    """a trace's steps, or its JSON form, after its warnings on stderr"""
-    for warning in t.warnings:
-        env.message(f"warning: {warning}")
-    json_form = None
-    if opts.resolved_format(env) == "json":
-        from attntrace.model.contract import trace_form
-
-        json_form = trace_form(t)  # the trace's own arrays, written a block of rows at a time
-    show(env, Document(steps, json_form, title=t.problem.name), opts)
-
-
 def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4, carry_rounding: CarryOpt = False,
         pause: PauseOpt = False, scale: ScaleOpt = None, scale_by: ScaleByOpt = None, mask: MaskOpt = None,
         window: WindowOpt = None, heads: HeadsOpt = None, padding: PaddingOpt = None, output: OutputOpt = None,
         colour: ColourOpt = Colour.auto, x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None,
         export_svg: SvgOpt = None, export_html: HtmlOpt = None, theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False) -> None:
     """The eight steps for every input."""
-    from attntrace.views.steps import run_steps, walk_rows
-
     distinct([output, export_svg, export_html], [file, x, w_q, w_k, w_v])
-    env = _env()
-    problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
-                       window=window, heads=heads, padding=padding)
-    t = _traced(file, problem, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}, show=walk_rows(len(problem.x)),
-                decimals=precision if carry_rounding else None)
-    _show_trace(env, t, run_steps(t),
-                _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_))
+    opts = _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_)
+    tracing.run(_env(), file, opts, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v},
+                _settings(scale, scale_by, mask, window, heads, padding), carry_rounding)
 
 
 def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  # type: ignore[assignment]
@@ -346,21 +258,14 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
          export_html: HtmlOpt = None, theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False,
          explain: Annotated[bool, typer.Option("--explain", help="Write out every cell's arithmetic.")] = False) -> None:
     """Steps 4 to 7 for one input, after a reminder of q, K and V."""
-    from attntrace.views.explain import explain_steps
-    from attntrace.views.steps import step_steps
-
     if explain and fmt is not None and fmt.value not in {f.value for f in TextFormat}:
         raise typer.BadParameter(f"'{fmt.value}' is not one of {', '.join(repr(f.value) for f in TextFormat)}: "
                                  "the arithmetic is words (for every number, --format json without --explain)",
                                  param_hint="'--format'")
     distinct([output, export_svg, export_html], [file, x, w_q, w_k, w_v])
-    env = _env()
-    problem = _problem(file, env, x=x, w_q=w_q, w_k=w_k, w_v=w_v, scale=scale, scale_by=scale_by, mask=mask,
-                       window=window, heads=heads, padding=padding)
-    t = _traced(file, problem, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v}, query=input_,
-                decimals=precision if carry_rounding else None)
-    steps = explain_steps(t, precision) if explain else step_steps(t)
-    _show_trace(env, t, steps, _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_))
+    opts = _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_)
+    tracing.step(_env(), file, input_, opts, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v},
+                 _settings(scale, scale_by, mask, window, heads, padding), carry_rounding, explain)
 
 
 def explain(file: FileArg = None, input_: InputOpt = ...,  # type: ignore[assignment]
@@ -591,7 +496,7 @@ def worksheet(
     env = _env()
     problem = _problem(file, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads,
                        padding=padding)
-    t = _traced(file, problem, query=input_, decimals=precision)
+    t = tracing.traced(file, problem, query=input_, decimals=precision)
     show(env, document(t, precision, key), OutputOptions(format=fmt.value, precision=precision, output=output),
          blank_from=None if key else 3)
 
@@ -751,7 +656,7 @@ def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str],
     if all_heads:
         t = trace(problem, show=())
         summary = layer_summary_steps(t, f"Who attends to whom · {problem.name} · every head", leave_out=leave_out)
-        _show_trace(env, t, summary, opts)
+        tracing.show_trace(env, t, summary, opts)
         return
     if extract is not None:
         written = problem_to_dict(problem)  # with its rope, masks and biases: `run` traces it to the same numbers
@@ -771,7 +676,7 @@ def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str],
 
 
 def _show_head(env: Environment, t: Any, steps: Any, opts: OutputOptions, head: int) -> None:
-    """one head of a model, as _show_trace shows a trace, its JSON naming the head by its number in the layer"""
+    """one head of a model, as tracing.show_trace shows a trace, its JSON naming the head by its number in the layer"""
     for warning in t.warnings:
         env.message(f"warning: {warning}")
     json_form = None

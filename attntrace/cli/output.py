@@ -35,7 +35,7 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     """render the document as asked and write it (and its exports), pausing after each step when a person watches"""
     fmt = opts.resolved_format(env)
     to_file = opts.output is not None
-    width = env.width if env.stdout_isatty and not to_file else 100
+    width = env.columns() if env.stdout_isatty and not to_file else 100
     style = Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from, opts.ascii)
     if opts.pause and env.can_pause(to_file):
         pages = render(document, fmt, style)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import sys
 from collections.abc import Callable
@@ -29,7 +28,7 @@ class Environment:
     stdout_isatty: bool = field(default_factory=lambda: sys.stdout is not None and sys.stdout.isatty())
     stdin_isatty: bool = field(default_factory=lambda: sys.stdin is not None and sys.stdin.isatty())
     no_color: bool = field(default_factory=lambda: bool(os.environ.get("NO_COLOR")))
-    width: int = field(default_factory=lambda: shutil.get_terminal_size((100, 24)).columns)
+    width: int | None = None  # None: the terminal's own, asked only when a table is drawn for it
     stdout: IO[str] | None = field(default_factory=lambda: sys.stdout)  # None: closed (>&-)
     stderr: IO[str] = field(default_factory=lambda: sys.stderr)
     read_key: Callable[[], str] | None = None
@@ -41,6 +40,14 @@ class Environment:
         if choice == "never" or to_file:
             return False
         return self.stdout_isatty and not self.no_color
+
+    def columns(self) -> int:
+        """the terminal's width (COLUMNS first, 100 when it cannot say)"""
+        if self.width is None:
+            import shutil  # shutil brings in zlib, bz2 and lzma: only a table drawn for a terminal needs it
+
+            self.width = shutil.get_terminal_size((100, 24)).columns
+        return self.width
 
     def can_pause(self, to_file: bool) -> bool:
         """pausing needs a person: stdin and stdout both terminals, and stdout not redirected to a file"""

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attntrace.model import who
 from attntrace.model.trace import Trace
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.text import left as padded
@@ -352,6 +351,8 @@ def _without_self_check(step: Step) -> Step:
 def who_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] = ()) -> list[Step]:
     """each token's top attended tokens with their weights, head by head; tokens in leave_out (from 0) are not listed,
     as keys nor as rows (unless the trace is of that one input), and the weights stay as the model gave them"""
+    from attntrace.model import who
+
     labels, keys = t.problem.labels, t.problem.key_labels
     shown = [(j, r) for j, r in enumerate(t.rows) if t.query is not None or r not in leave_out]
     width = max(text_width(labels[r]) for _, r in shown)
@@ -372,6 +373,8 @@ def who_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] =
 def layer_summary_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] = ()) -> list[Step]:
     """across every head of a layer: each token's top tokens by mean weight, and each head's favourite, in aligned
     columns; tokens in leave_out (from 0) are not listed, and the mean weight matrix is shown whole"""
+    from attntrace.model import who
+
     labels, keys = t.problem.labels, t.problem.key_labels
     mean, favourites = who.layer_mean(t, top, leave_out)
     shown = [(j, r) for j, r in enumerate(t.rows) if r not in leave_out]

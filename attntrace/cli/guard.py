@@ -1,0 +1,78 @@
+"""The one place where an expected failure becomes one line on stderr and an exit status, whichever way the command
+line was read (typer in commands.py, or quick.py), and the streams set up before anything is written. Callers catch
+EXPECTED themselves (`except EXPECTED as e: return failure(env, e)`), so no frame is added between the command line
+and the work."""
+
+from __future__ import annotations
+
+import errno
+import sys
+
+from attntrace.cli.terminal import Environment, ExitStatus
+from attntrace.errors import AttntraceError, OutOfRange
+
+OPTIONS = {"query": "--input", "layer": "--layer", "head": "--head"}  # the option that sets each library number
+
+
+EXPECTED = (AttntraceError, MemoryError, UnicodeEncodeError, OSError)  # what failure() turns into one line
+
+
+def failure(env: Environment, error: BaseException) -> int:
+    """an expected failure (one of EXPECTED) said in one line on stderr; its exit status"""
+    if isinstance(error, OutOfRange):
+        return fail(env, error.as_option(OPTIONS[error.name]) if error.name in OPTIONS else str(error),
+                    error.exit_code)
+    if isinstance(error, AttntraceError):
+        return fail(env, str(error), error.exit_code)
+    if isinstance(error, BrokenPipeError):
+        env.quiet_stdout()
+        return ExitStatus.SUCCESS
+    if isinstance(error, MemoryError):
+        return fail(env, "out of memory; give a smaller problem, or one input at a time with step --input N",
+                    ExitStatus.ERROR)
+    if isinstance(error, UnicodeEncodeError):
+        return fail(env, f"this output's encoding ({error.encoding}) cannot show "
+                         f"{error.object[error.start:error.end]!r}; set PYTHONIOENCODING=utf-8, or write to a file "
+                         "with -o (always UTF-8)", ExitStatus.ERROR)
+    if isinstance(error, OSError):
+        where = (f"{error.filename}: " if error.filename else
+                 "cannot write to stdout: " if error.errno in (errno.ENOSPC, errno.EIO) else "")
+        env.quiet_stdout()
+        return fail(env, f"{where}{error.strerror or error}", ExitStatus.ERROR)
+    raise error
+
+
+def fail(env: Environment, message: str, code: int) -> int:
+    from attntrace.render.escape import visible
+
+    env.message(f"attntrace: {visible(message)}")  # a message quoting a file's text is shown, never obeyed
+    return code
+
+
+class _ClosedStdin:
+    """stdin closed (<&-): reading it is one clear line, and nothing else needs it"""
+
+    class _Buffer:
+        def read(self, size: int = -1) -> bytes:
+            raise AttntraceError("stdin is closed; give a file instead of -")
+
+    buffer = _Buffer()
+
+    def isatty(self) -> bool:
+        return False
+
+    def read(self, size: int = -1) -> str:
+        raise AttntraceError("stdin is closed; give a file instead of -")
+
+
+def attach_streams() -> None:
+    """UTF-8 output whatever the locale says (a cp1252 or ascii stdout cannot show Σ or 我); a closed stdin named"""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", "") or "").lower().replace("-", "").replace("_", "")
+        if stream is not None and encoding != "utf8":
+            try:
+                stream.reconfigure(encoding="utf-8", errors="backslashreplace")  # type: ignore[union-attr]
+            except (AttributeError, ValueError, OSError):
+                pass
+    if sys.stdin is None:
+        sys.stdin = _ClosedStdin()  # type: ignore[assignment]

@@ -1,0 +1,82 @@
+"""What the tracing commands do once their options are read: read the problem with the command line's settings,
+trace it, show its steps. Free of typer, so commands.py and quick.py call the same code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attntrace.cli.output import OutputOptions, show
+from attntrace.cli.terminal import Environment
+from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.render.document import Document
+
+Matrices = dict[str, "str | None"]  # --x, --w-q, --w-k, --w-v: a matrix file each, or None
+
+
+def problem(file: str | None, env: Environment, matrices: Matrices | None = None,
+            settings: dict[str, Any] | None = None) -> Any:
+    """the problem in file (None: the built-in example) with the command line's matrices and settings in place"""
+    from attntrace.files.problemfile import origin, read
+    from attntrace.model.problem import override, problem_error
+
+    matrices = matrices or {}
+    read_problem, notes = read(file, matrices)
+    for note in notes:
+        env.message(f"note: {note}")
+    try:
+        return override(read_problem, **(settings or {}))
+    except AttntraceError as e:
+        raise problem_error(origin(file, matrices), e) from None
+
+
+def traced(file: str | None, problem: Any, matrices: Matrices | None = None, **how: Any) -> Any:
+    """the trace, or its error said about the file or the matrices given (an input out of range is the option's, said
+    by guard)"""
+    from attntrace.files.problemfile import origin
+    from attntrace.model.engine import trace
+    from attntrace.model.problem import problem_error
+
+    try:
+        return trace(problem, **how)
+    except OutOfRange:
+        raise
+    except AttntraceError as e:
+        raise problem_error(origin(file, matrices or {}), e) from None
+
+
+def show_trace(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
+    """a trace's steps, or its JSON form, after its warnings on stderr"""
+    for warning in t.warnings:
+        env.message(f"warning: {warning}")
+    json_form = None
+    if opts.resolved_format(env) == "json":
+        from attntrace.model.contract import trace_form
+
+        json_form = trace_form(t)  # the trace's own arrays, written a block of rows at a time
+    show(env, Document(steps, json_form, title=t.problem.name), opts)
+
+
+def run(env: Environment, file: str | None, opts: OutputOptions, matrices: Matrices | None = None,
+        settings: dict[str, Any] | None = None, carry_rounding: bool = False) -> None:
+    """`attntrace run`: the eight steps for every input"""
+    from attntrace.views.steps import run_steps, walk_rows
+
+    p = problem(file, env, matrices, settings)
+    t = traced(file, p, matrices, show=walk_rows(len(p.x)), decimals=opts.precision if carry_rounding else None)
+    show_trace(env, t, run_steps(t), opts)
+
+
+def step(env: Environment, file: str | None, query: int, opts: OutputOptions, matrices: Matrices | None = None,
+         settings: dict[str, Any] | None = None, carry_rounding: bool = False, explain: bool = False) -> None:
+    """`attntrace step`: steps 4 to 7 for one input, or (explain) every cell's arithmetic"""
+    p = problem(file, env, matrices, settings)
+    t = traced(file, p, matrices, query=query, decimals=opts.precision if carry_rounding else None)
+    if explain:
+        from attntrace.views.explain import explain_steps
+
+        steps = explain_steps(t, opts.precision)
+    else:
+        from attntrace.views.steps import step_steps
+
+        steps = step_steps(t)
+    show_trace(env, t, steps, opts)
