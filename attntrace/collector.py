@@ -17,4 +17,7 @@ def paused() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            if not gc.get_freeze_count():  # what was made meanwhile joins the oldest generation at once, rather than
+                gc.freeze()  # through a pass over all of it on the next allocation (unless someone else keeps objects
+                gc.unfreeze()  # frozen, which unfreezing would undo)
             gc.enable()

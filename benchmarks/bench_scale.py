@@ -1,9 +1,10 @@
 """Big traces: each figure of the scale table against a baseline measured in the same run, with peak memory.
 
-    python benchmarks/bench_scale.py [--quick] [--only NAME ...]
+    python benchmarks/bench_scale.py [--quick] [--only NAME ...] [--repeat N]
 
 Every case runs in its own child process, piped into a reader that counts the bytes; its time is wall time and its
 peak memory is the child's maximum resident set (resource.getrusage(RUSAGE_CHILDREN) in a process that ran only it).
+With --repeat N each case and its baseline run N times, in turns, and the median time is given (on a busy machine).
 Children may write bytecode (to a cache in a temporary folder), as an installed package has it.
 The JSON baseline is numpy + orjson: load the file, compute the same seven arrays per head, write them.
 """
@@ -96,6 +97,16 @@ def measure(args: list[str], repeat: int = 1) -> Run:
     return Run(statistics.median(r["seconds"] for r in runs), max(r["peak"] for r in runs), runs[-1]["bytes"])
 
 
+def pair(first: list[str], second: list[str], repeat: int) -> tuple[Run, Run]:
+    """first and second run repeat times in turns: each one's median time and largest peak"""
+    runs = [(measure(first), measure(second)) for _ in range(repeat)]
+    return _median([a for a, _ in runs]), _median([b for _, b in runs])
+
+
+def _median(runs: list[Run]) -> Run:
+    return Run(statistics.median(r.seconds for r in runs), max(r.peak for r in runs), runs[-1].size)
+
+
 def attntrace(*args: object) -> list[str]:
     """the console script a user runs (python -m attntrace adds runpy's frames)"""
     return [str(Path(sys.executable).with_name("attntrace")), *map(str, args)]
@@ -145,6 +156,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller sizes, a minute or so in all")
     parser.add_argument("--only", nargs="*", default=None,
                         help="some of: startup plain json json_mid json_big csv_big explain table step")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each case, taken in turns (median time)")
     opts = parser.parse_args()
     size = {key: value[opts.quick] for key, value in SIZES.items()}
     wanted = lambda name: opts.only is None or name in opts.only  # noqa: E731
@@ -154,20 +166,18 @@ def main() -> None:
         measure(attntrace("run"))  # writes the bytecode
         if wanted("startup"):
             repeat = 7 if opts.quick else 21
-            pairs = [(measure([sys.executable, "-c", "import numpy"]), measure(attntrace("run"))) for _ in range(repeat)]
-            base, run = (Run(statistics.median(r.seconds for r in runs), max(r.peak for r in runs), runs[0].size)
-                         for runs in zip(*pairs))
+            base, run = pair([sys.executable, "-c", "import numpy"], attntrace("run"), repeat)
             print(f"start-up, median of {repeat}, taken in turns (target <= 1.25x)")
             line('python -c "import numpy"', base)
             line("attntrace run (built-in example)", run, base)
         n, d_model, heads = size["plain"]
         if wanted("plain") or wanted("json"):
             path = problem(folder, "plain", n, d_model, heads)
-            compute = measure(baseline(path, "compute"))
         if wanted("plain"):
             print(f"piped plain run, n = {n}, d_model = {d_model}, {heads} heads (target <= 1.0 s)")
+            compute, run = pair(baseline(path, "compute"), attntrace("run", path), opts.repeat)
             line("numpy + orjson: load and compute", compute)
-            line("attntrace run FILE | reader", measure(attntrace("run", path)), compute)
+            line("attntrace run FILE | reader", run, compute)
             phases = subprocess.run([sys.executable, "-c", PHASES, str(path)], capture_output=True, text=True, check=True,
                                     env=ENV).stdout.split()
             print("  in one process: " + ", ".join(f"{what} {float(seconds):.2f} s" for what, seconds in
@@ -176,9 +186,9 @@ def main() -> None:
             own = trace_bytes(n, d_model, heads)
             print(f"--format json, n = {n}, d_model = {d_model}, {heads} heads "
                   f"(target <= 2x, peak <= 2x the trace's arrays, {mb(2 * own)})")
-            base = measure(baseline(path, "json"))
+            base, run = pair(baseline(path, "json"), attntrace("run", path, "--format", "json"), opts.repeat)
             line("numpy + orjson: load, compute, write", base)
-            line("attntrace run FILE --format json", measure(attntrace("run", path, "--format", "json")), base)
+            line("attntrace run FILE --format json", run, base)
         for name, fmt, (n, d_model), target in (("json_mid", "json", size["json_mid"], "600 MB"),
                                                 ("json_big", "json", size["big"], "1.5 GB"),
                                                 ("csv_big", "csv", size["big"], "1.5 GB")):
@@ -187,32 +197,33 @@ def main() -> None:
             path = problem(folder, name, n, d_model)
             print(f"run --format {fmt}, n = {n}, d_model = {d_model} (target: peak <= {target}; "
                   f"the trace's arrays are {mb(trace_bytes(n, d_model))})")
-            base = measure(baseline(path, fmt))
+            base, run = pair(baseline(path, fmt), attntrace("run", path, "--format", fmt), opts.repeat)
             line(f"numpy + orjson: load, compute, write {fmt}", base)
-            line(f"attntrace run FILE --format {fmt}", measure(attntrace("run", path, "--format", fmt)), base)
+            line(f"attntrace run FILE --format {fmt}", run, base)
         if wanted("explain"):
             n, d_model = size["big"]
             print(f"explain --input 1 (target: linear in n, <= 5 s at n = {n})")
             for count in (n // 2, n):
                 path = problem(folder, f"explain{count}", count, d_model)
-                base = measure(attntrace("step", path, "--input", 1))
+                base, run = pair(attntrace("step", path, "--input", 1), attntrace("explain", path, "--input", 1),
+                                 opts.repeat)
                 line(f"attntrace step FILE --input 1, n = {count}", base)
-                line(f"attntrace explain FILE --input 1, n = {count}", measure(attntrace("explain", path, "--input", 1)),
-                     base)
+                line(f"attntrace explain FILE --input 1, n = {count}", run, base)
         if wanted("table"):
             (heads,) = size["heads"]
             path = problem(folder, "heads", 4, 8, heads, d_k=heads)
             print(f"{heads} heads, n = 4, d_model = 8, d_k = 1 (target: table <= 5x plain)")
-            base = measure(attntrace("run", path, "--format", "plain"))
+            base, run = pair(attntrace("run", path, "--format", "plain"), attntrace("run", path, "--format", "table"),
+                             opts.repeat)
             line("attntrace run FILE --format plain", base)
-            line("attntrace run FILE --format table", measure(attntrace("run", path, "--format", "table")), base)
+            line("attntrace run FILE --format table", run, base)
         if wanted("step"):
             n, d_model = size["step"]
             path = problem(folder, "step", n, d_model)
             print(f"step --input N, n = {n}, d_model = {d_model} (keep O(n d): one n x n matrix is {mb(8 * n * n)})")
-            base = measure(baseline(path, "row", n // 2))
+            base, run = pair(baseline(path, "row", n // 2), attntrace("step", path, "--input", n // 2), opts.repeat)
             line("numpy + orjson: load, compute one row", base)
-            line(f"attntrace step FILE --input {n // 2}", measure(attntrace("step", path, "--input", n // 2)), base)
+            line(f"attntrace step FILE --input {n // 2}", run, base)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -86,11 +87,11 @@ class Problem:
     def padding(self) -> tuple[bool, ...] | None:
         return next((m.flags for m in self.mask if isinstance(m, masks.Padding)), None)
 
-    @property
+    @cached_property  # asked for by every table of a trace: made once
     def labels(self) -> tuple[str, ...]:
         return self.tokens or tuple(f"x{i + 1}" for i in range(len(self.x)))
 
-    @property
+    @cached_property
     def key_labels(self) -> tuple[str, ...]:
         if self.source is None:
             return self.labels

@@ -15,7 +15,7 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.style import Style
-from rich.table import Table
+from rich.table import Row, Table
 from rich.text import Span, Text
 
 _AWKWARD = re.compile("[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # what rich would expand, or break a line at
@@ -51,6 +51,12 @@ class FastTable(Table):
             yield from super().__rich_console__(console, options)
         else:
             yield from drawn
+
+    def add_cells(self, *cells: Text) -> None:
+        """add_row for a row of Text cells, one a column, without its checks"""
+        for column, cell in zip(self.columns, cells, strict=True):
+            column._cells.append(cell)
+        self.rows.append(Row())
 
     def _simple(self) -> bool:
         """whether the table is one this draws: a box with edges and a header, padding of one space a side, no titles,
