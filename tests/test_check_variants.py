@@ -9,7 +9,7 @@ import pytest
 from attntrace.model.contract import problem_to_dict
 from attntrace.model.engine import trace
 from attntrace.model.problem import Problem
-from attntrace.model.variants import angles, pair_index
+from attntrace.model.variants import angles, frequencies, pair_index
 
 PRECISION = 2
 
@@ -66,7 +66,8 @@ def test_rope_pairs_mixed_up_are_named(attntrace, tmp_path):
     key, path = _key(attntrace, tmp_path, problem)
     t = trace(problem)
     first, second = pair_index(4, "adjacent")  # the problem pairs i with i + 2; the student paired 2i - 1 with 2i
-    for a, name, theta in ((0, "q", angles(np.arange(4.0), 4, 10000.0)), (0, "k", angles(np.arange(4.0), 4, 10000.0))):
+    theta = angles(np.arange(4.0), frequencies(4, 10000.0))
+    for a, name in ((0, "q"), (0, "k")):
         v = getattr(t.heads[a], name)
         turned = np.empty_like(v)
         turned[:, first] = v[:, first] * np.cos(theta) - v[:, second] * np.sin(theta)
@@ -121,7 +122,7 @@ def test_a_slip_in_q_carried_through_the_rotation_is_a_consequence(attntrace, tm
     q = t.heads[0].q.copy()
     q[1, 0] += 1  # a slip in one cell of Q
     key["heads"][0]["q"] = _round(q)
-    theta = angles(np.arange(4.0), 4, 10000.0)
+    theta = angles(np.arange(4.0), frequencies(4, 10000.0))
     first, second = pair_index(4, "half")
     turned = np.empty_like(q)
     turned[:, first] = q[:, first] * np.cos(theta) - q[:, second] * np.sin(theta)

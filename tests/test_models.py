@@ -111,6 +111,7 @@ def test_a_decoder_head_is_causal_with_the_models_rotary_base(family):
         return
     base = settings.get("rope_theta") or settings["rope_parameters"]["rope_theta"]
     assert problem.rope.base == base and problem.rope.pairs == "half"
+    assert (problem.rope.frequencies is not None) == (family == "llama")  # Llama 3's scaled frequencies
     assert problem.rope.positions == tuple(float(i) for i in range(len(problem.x)))
     window = settings.get("sliding_window") if family == "mistral" else None
     assert problem.masks == (("causal", "window") if window else ("causal",))
@@ -439,10 +440,43 @@ def test_a_missing_shard_and_pickled_weights_are_named(attntrace, tmp_path):
 def test_rope_scaling_it_does_not_compute_is_refused(attntrace, tmp_path):
     directory = copy("llama", tmp_path)
     settings = config("llama")
-    settings["rope_parameters"] |= {"rope_type": "llama3", "factor": 8.0}
+    settings["rope_parameters"] |= {"rope_type": "yarn", "factor": 8.0}
     (directory / "config.json").write_text(json.dumps(settings))
     r = attntrace("model", directory, "the cat")
-    assert one_line(r) and "rope_type 'llama3' changes the rotary frequencies" in r.err
+    assert one_line(r) and "rope_type 'yarn' changes the rotary frequencies" in r.err
+    assert "it reads default, linear and llama3" in r.err
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("high_freq_factor", None, "high_freq_factor = None must be a positive number"),
+    ("low_freq_factor", 0, "low_freq_factor = 0 must be a positive number"),
+    ("low_freq_factor", 3.0, "low_freq_factor 3.0 must be below high_freq_factor 3.0"),
+])
+def test_llama3_rope_settings_are_checked(attntrace, tmp_path, key, value, message):
+    directory = copy("llama", tmp_path)
+    settings = config("llama")
+    settings["rope_parameters"][key] = value
+    (directory / "config.json").write_text(json.dumps(settings))
+    r = attntrace("model", directory, "the cat")
+    assert one_line(r) and message in r.err
+
+
+def test_llama3_rope_turns_each_pair_by_its_scaled_frequency():
+    settings = config("llama")["rope_parameters"]
+    assert settings["rope_type"] == "llama3"
+    problem = entering(MODELS / "llama", "llama", "the cat sat", 1).problem(1)
+    d = config("llama")["head_dim"]
+    plain = 500.0 ** (-np.arange(0, d, 2) / d)
+    wavelength = 2 * np.pi / plain
+    turns = np.array(problem.rope.frequencies)
+    fast, slow = wavelength < 24 / 3, wavelength > 24 / 1
+    assert fast.any() and slow.any() and (~fast & ~slow).any()  # the fixture has a pair of each kind
+    np.testing.assert_array_equal(turns[fast], plain[fast])
+    np.testing.assert_allclose(turns[slow], plain[slow] / 8, rtol=1e-15)
+    middle = ~fast & ~slow
+    assert np.all(plain[middle] / 8 < turns[middle]) and np.all(turns[middle] < plain[middle])
+    t = trace(problem)
+    np.testing.assert_allclose(t.key_angles, np.arange(len(problem.x))[:, None] * turns[None, :], rtol=0, atol=0)
 
 
 def test_linear_rope_scaling_divides_the_positions(tmp_path):

@@ -76,7 +76,7 @@ def test_validate_and_schema_know_the_variants(attntrace, variant_file):
     assert "kv_heads 1" in out and "rope     base 10000, pairs half" in out and "alibi" in out and "softcap  5" in out
     schema = json.loads(attntrace("schema").out)["properties"]
     assert {"kv_heads", "rope", "alibi", "softcap"} <= set(schema)
-    assert set(schema["rope"]["oneOf"][1]["properties"]) == {"base", "pairs", "positions", "source_positions"}
+    assert set(schema["rope"]["oneOf"][1]["properties"]) == {"base", "pairs", "positions", "source_positions", "frequencies"}
 
 
 def test_new_draws_a_variant_problem_that_traces(attntrace, tmp_path):
@@ -129,3 +129,20 @@ def test_rope_settings_written_beside_rope_say_where_they_belong(attntrace, tmp_
     path.write_text(json.dumps({"x": [[1, 0], [0, 1]], "rope": True, "source_positions": [0, 1]}), encoding="utf-8")
     r = attntrace("run", path)
     assert r.code == 1 and 'it belongs inside "rope"' in r.err
+
+
+def test_a_problems_own_rope_frequencies_show_in_the_steps_explain_validate_and_json(attntrace, tmp_path):
+    path = tmp_path / "scaled_rope.json"
+    path.write_text(json.dumps({**PROBLEM, "rope": {"frequencies": [1.0, 0.125]}}, ensure_ascii=False), encoding="utf-8")
+    out = attntrace("run", path, "--format", "plain").out
+    assert "pair i by position · ω_i (the frequencies given)" in out
+    step3 = out.split("Step 3 · derive")[1].split("Step 4")[0]
+    assert "ω = each pair's turn per position, as the model scales it" in step3 and "0.125" in step3
+    assert "angle θ = position · ω_i (the frequencies given)" in step3
+    explained = attntrace("explain", path, "--input", "3").out
+    assert "θ of q3, pair (2,4) = 2 · ω2 = 0.2500" in explained and "θ of q3, pair (1,3) = 2 · ω1 = 2\n" in explained
+    assert "rope     2 frequencies given, pairs half" in attntrace("validate", path).out
+    doc = json.loads(attntrace("run", path, "--format", "json").out)
+    assert doc["problem"]["rope"]["frequencies"] == [1.0, 0.125]
+    again = attntrace("run", "-", "--format", "json", input=json.dumps(doc))
+    assert json.loads(again.out)["heads"] == doc["heads"]

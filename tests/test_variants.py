@@ -12,7 +12,7 @@ from hypothesis.extra.numpy import arrays
 
 from attntrace import AttntraceError, Problem
 from attntrace.model.engine import trace
-from attntrace.model.variants import Rope, alibi_slopes
+from attntrace.model.variants import Rope, alibi_slopes, frequencies, llama3_frequencies
 
 REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "variant_reference.json").read_text())
 finite = st.floats(-3, 3, allow_nan=False, width=64)
@@ -149,6 +149,9 @@ def test_variants_with_carried_rounding_check_against_their_own_row_by_row_chain
     ({"rope": {"pairs": "interleaved"}}, 'must be "half"'),
     ({"rope": {"base": 1}}, "must be a number above 1"),
     ({"rope": {"theta": 5}}, 'unknown key "theta"'),
+    ({"rope": {"frequencies": [1.0, 0.5, 0.25]}}, "rope frequencies has 3 values but a head turns 2 pairs of dimensions"),
+    ({"rope": {"frequencies": [0.0]}}, "rope frequencies must be positive numbers"),
+    ({"rope": {"frequencies": ["fast"]}}, "rope frequencies must be a list of numbers"),
     ({"softcap": 0}, "softcap = 0 must be a positive number"),
     ({"alibi": "yes"}, "alibi = 'yes' must be true or false"),
 ])
@@ -164,3 +167,28 @@ def test_rope_in_cross_attention_needs_the_sources_positions():
         Problem(x=np.ones((2, 2)), source=np.ones((3, 2)), rope=True)
     t = trace(Problem(x=np.ones((2, 2)), source=np.eye(3, 2), rope={"positions": [5, 6], "source_positions": [0, 1, 2]}))
     assert t.heads[0].k_rotated.shape == (3, 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([2, 4, 8, 64, 128]), st.floats(10, 1e6), st.floats(1.5, 64), st.floats(0.5, 2),
+       st.floats(2.5, 8), st.floats(16, 10_000))
+def test_llama3_keeps_fast_pairs_divides_slow_ones_and_blends_between(d, base, factor, low, high, original):
+    plain = frequencies(d, base)
+    turns = llama3_frequencies(d, base, factor, low, high, original)
+    wavelength = 2 * np.pi / plain
+    fast, slow = wavelength < original / high, wavelength > original / low
+    assert np.array_equal(turns[fast], plain[fast]) and np.array_equal(turns[slow], plain[slow] / factor)
+    middle = ~fast & ~slow
+    assert np.all(turns[middle] >= plain[middle] / factor * (1 - 1e-12))
+    assert np.all(turns[middle] <= plain[middle] * (1 + 1e-12))
+    assert np.all(np.diff(turns) < 0)  # still slower pair by pair
+    np.testing.assert_allclose(llama3_frequencies(d, base, 1.0, low, high, original), plain, rtol=1e-15)  # factor 1
+
+
+def test_given_frequencies_turn_each_pair_by_position_times_its_own():
+    x = np.random.default_rng(3).normal(size=(5, 4))
+    turns = [0.9, 0.01]
+    t = trace(Problem(x=x, rope={"frequencies": turns, "positions": [0, 1, 2, 3, 7]}))
+    np.testing.assert_array_equal(t.key_angles, np.array([0, 1, 2, 3, 7.0])[:, None] * np.array(turns)[None, :])
+    default = trace(Problem(x=x, rope={"frequencies": frequencies(4, 10000.0).tolist()}))
+    np.testing.assert_array_equal(default.heads[0].weights, trace(Problem(x=x, rope=True)).heads[0].weights)

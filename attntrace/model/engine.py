@@ -63,7 +63,8 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
     if rope is not None:  # [n_q, d_k/2] and [m, d_k/2]: the angle each pair of q_i and k_j turns by
         q_positions = np.arange(d.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)
         k_positions = q_positions if problem.source is None else np.array(rope.source_positions)
-        q_angles, k_angles = angles(q_positions[rows], d.d_k, rope.base), angles(k_positions, d.d_k, rope.base)
+        turns = rope.pair_frequencies(d.d_k)
+        q_angles, k_angles = angles(q_positions[rows], turns), angles(k_positions, turns)
     slopes = alibi_slopes(d.heads) if problem.alibi else None
     cap = problem.softcap
 

@@ -289,6 +289,9 @@ def _check_variants(problem: Problem, n: int, m: int, d_k: int) -> None:
             raise AttntraceError(f"rope turns pairs of dimensions, so d_k must be even; it is {d_k}")
         if rope.positions is not None and len(rope.positions) != n:
             raise AttntraceError(f"rope positions has {plural(len(rope.positions), 'value')} but x has {plural(n, 'row')}")
+        if rope.frequencies is not None and len(rope.frequencies) != d_k // 2:
+            raise AttntraceError(f"rope frequencies has {plural(len(rope.frequencies), 'value')} but a head turns "
+                                 f"{plural(d_k // 2, 'pair')} of dimensions (d_k = {d_k}); give one per pair")
         if problem.source is not None:
             if rope.source_positions is None:
                 raise AttntraceError("rope in cross-attention needs the source's positions: give rope "

@@ -50,9 +50,12 @@ def schema() -> dict[str, Any]:
                               "description": "half: dimension i turns with i + d_k/2 (Llama's rotate_half); "
                                              "adjacent: 2i with 2i + 1 (RoFormer, GPT-J)"},
                     "positions": {**_VECTOR, "description": "one per input; default 0 … n-1"},
-                    "source_positions": {**_VECTOR, "description": "one per source row (cross-attention)"}}}],
+                    "source_positions": {**_VECTOR, "description": "one per source row (cross-attention)"},
+                    "frequencies": {**_VECTOR, "items": {"type": "number", "exclusiveMinimum": 0},
+                                    "description": "each pair's turn per position, one per pair (d_k/2), as a model "
+                                                   "scales them (Llama 3); default base^(-2i/d_k)"}}}],
                      "description": "rotary position embedding of q and k, after projection and bias, before the "
-                                    "scores; frequencies base^(-2i/d_k); d_k must be even"},
+                                    "scores; frequencies base^(-2i/d_k) unless given; d_k must be even"},
             "alibi": {"type": "boolean", "default": False,
                       "description": "add -slope_a · |i - j| to the scaled scores, with the ALiBi paper's head slopes"},
             "softcap": {"type": "number", "exclusiveMinimum": 0,

@@ -113,8 +113,8 @@ class Trace:
 
         m = self.dims.m
         positions = rope.source_positions if self.problem.source is not None else rope.positions
-        return angles(np.arange(m, dtype=np.float64) if positions is None else np.array(positions), self.dims.d_k,
-                      rope.base)
+        return angles(np.arange(m, dtype=np.float64) if positions is None else np.array(positions),
+                      rope.pair_frequencies(self.dims.d_k))
 
     @property
     def query_angles(self) -> np.ndarray | None:
@@ -125,7 +125,7 @@ class Trace:
         from attntrace.model.variants import angles
 
         positions = np.arange(self.dims.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)
-        return angles(positions[list(self.rows)], self.dims.d_k, rope.base)
+        return angles(positions[list(self.rows)], rope.pair_frequencies(self.dims.d_k))
 
     def weighted(self, head: int, row: int) -> np.ndarray:
         """step 6 for input `row` (from 0) in head `head` (from 0), derived when asked: [m, d_v] w_ij * v_j"""

@@ -1,7 +1,8 @@
 """The attention of today's decoders, as numpy: rotary positions (RoPE), ALiBi biases and soft-capping.
 
 RoPE follows Hugging Face Llama's `rotate_half` ("half": dimension i turns with i + d/2) or the RoFormer paper and
-GPT-J ("adjacent": 2i with 2i + 1), both with frequencies base^(-2i/d). ALiBi is Press et al.'s −slope · |i − j| with
+GPT-J ("adjacent": 2i with 2i + 1), both with frequencies base^(-2i/d), or a model's own frequencies (Llama 3 scales
+the slow ones: llama3_frequencies). ALiBi is Press et al.'s −slope · |i − j| with
 the paper's slopes; soft-capping is Gemma 2's c · tanh(scores / c).
 """
 
@@ -26,6 +27,7 @@ class Rope:
     pairs: str = "half"
     positions: tuple[float, ...] | None = None  # the queries' (and in self-attention the keys'); None: 0 … n-1
     source_positions: tuple[float, ...] | None = None  # the keys' in cross-attention
+    frequencies: tuple[float, ...] | None = None  # each pair's turn per position, d_k/2 of them; None: base^(-2i/d_k)
 
     def __post_init__(self) -> None:
         base = self.base
@@ -37,7 +39,18 @@ class Rope:
             value = getattr(self, key)
             if value is not None:
                 object.__setattr__(self, key, _positions(value, key))
+        if self.frequencies is not None:
+            turns = _positions(self.frequencies, "frequencies")
+            if not turns or min(turns) <= 0:
+                raise AttntraceError("rope frequencies must be positive numbers, one per pair of dimensions (d_k/2)")
+            object.__setattr__(self, "frequencies", turns)
         object.__setattr__(self, "base", float(base))
+
+    def pair_frequencies(self, d: int) -> np.ndarray:
+        """[d/2] each pair's turn per position: the frequencies given, else base^(-2i/d)"""
+        if self.frequencies is not None:
+            return np.array(self.frequencies)
+        return frequencies(d, self.base)
 
     def settings(self) -> dict[str, Any]:
         """the problem file's "rope" value"""
@@ -46,6 +59,8 @@ class Rope:
             out["positions"] = list(self.positions)
         if self.source_positions is not None:
             out["source_positions"] = list(self.source_positions)
+        if self.frequencies is not None:
+            out["frequencies"] = list(self.frequencies)
         return out
 
 
@@ -58,10 +73,10 @@ def coerce_rope(value: Any) -> Rope | None:
     if isinstance(value, Rope):
         return value
     if isinstance(value, dict):
-        unknown = set(value) - {"base", "pairs", "positions", "source_positions"}
+        unknown = set(value) - {"base", "pairs", "positions", "source_positions", "frequencies"}
         if unknown:
-            raise AttntraceError(f'rope has an unknown key "{sorted(unknown)[0]}"; its keys are base, pairs, positions '
-                                 "and source_positions")
+            raise AttntraceError(f'rope has an unknown key "{sorted(unknown)[0]}"; its keys are base, pairs, positions, '
+                                 "source_positions and frequencies")
         return Rope(**value)
     raise AttntraceError(f"rope = {value!r} must be true, false, or settings such as "
                          '{"base": 10000, "pairs": "half", "positions": [0, 1, 2]}')
@@ -82,9 +97,23 @@ def frequencies(d: int, base: float) -> np.ndarray:
     return base ** (-np.arange(0, d, 2, dtype=np.float64) / d)
 
 
-def angles(positions: np.ndarray, d: int, base: float) -> np.ndarray:
-    """[n] positions -> [n, d/2] the angle each pair turns by at each position"""
-    return positions[:, None] * frequencies(d, base)[None, :]
+def llama3_frequencies(d: int, base: float, factor: float, low_freq_factor: float, high_freq_factor: float,
+                       original_positions: float) -> np.ndarray:
+    """[d/2] Llama 3's frequencies (rope_type "llama3"): base^(-2i/d) where a pair turns fast (a wavelength below
+    original_positions / high_freq_factor), divided by factor where it turns slowly (above original_positions /
+    low_freq_factor), and between the two a blend of both, weighted by how many turns the pair makes in
+    original_positions"""
+    turns = frequencies(d, base)
+    wavelength = 2 * math.pi / turns
+    blend = (original_positions / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    blended = (1 - blend) * turns / factor + blend * turns
+    slow, fast = wavelength > original_positions / low_freq_factor, wavelength < original_positions / high_freq_factor
+    return np.where(slow, turns / factor, np.where(fast, turns, blended))
+
+
+def angles(positions: np.ndarray, turns: np.ndarray) -> np.ndarray:
+    """[n] positions, [d/2] each pair's turn per position -> [n, d/2] the angle each pair turns by at each position"""
+    return positions[:, None] * turns[None, :]
 
 
 def pair_index(d: int, pairs: str) -> tuple[np.ndarray, np.ndarray]:

@@ -37,7 +37,7 @@ def attend(problem: Problem) -> np.ndarray:
     theta = None
     if rope is not None:  # [n, d_k / 2] the angle each pair turns by at each position
         theta = angles(np.arange(d.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions),
-                       d.d_k, rope.base)
+                       rope.pair_frequencies(d.d_k))
     slopes = alibi_slopes(d.heads) if problem.alibi else None
     outputs = []
     for a in range(d.heads):

@@ -11,13 +11,15 @@ import numpy as np
 from attntrace.errors import AttntraceError
 from attntrace.model.masks import Causal, Mask, Window
 from attntrace.model.problem import Problem
-from attntrace.model.variants import Rope
+from attntrace.model.variants import Rope, llama3_frequencies
 from attntrace.models.attend import attend
 from attntrace.models.layers import activation, rms_norm
 from attntrace.models.model import Model
 from attntrace.models.tokenize import Encoding
 
-ROPE_TYPES = ("default", "linear")  # the frequencies base^(-2i/d), with positions as they are or divided by a factor
+ROPE_TYPES = ("default", "linear", "llama3")  # the frequencies base^(-2i/d), with positions as they are or divided by a
+# factor, or Llama 3's scaled frequencies
+LLAMA3 = ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings")
 
 
 class Llama(Model):
@@ -36,11 +38,11 @@ class Llama(Model):
             raise AttntraceError(f"{where}: a head of {self.head_dim} dimensions cannot turn in pairs (rotary positions)")
         self.act = activation(self.setting("hidden_act", default="silu"), str(where))
         self.eps = self.real("rms_norm_eps", default=1e-6)
-        self.base, self.factor = self._rope()
+        self.base, self.factor, self.frequencies = self._rope()
 
-    def _rope(self) -> tuple[float, float]:
-        """the rotary base (rope_theta, under rope_parameters in newer configs, at the top in older ones) and the
-        factor positions are divided by"""
+    def _rope(self) -> tuple[float, float, tuple[float, ...] | None]:
+        """the rotary base (rope_theta, under rope_parameters in newer configs, at the top in older ones), the factor
+        positions are divided by, and each pair's frequency where the model scales them (Llama 3; else None)"""
         where = self.directory / "config.json"
         rope: Any = self.setting("rope_parameters", "rope_scaling", default={})
         if not isinstance(rope, dict):
@@ -48,16 +50,23 @@ class Llama(Model):
         kind = rope.get("rope_type", rope.get("type", "default"))
         if kind not in ROPE_TYPES:
             raise AttntraceError(f"{where}: rope_type {kind!r} changes the rotary frequencies, which attntrace does "
-                                 f"not compute; it reads {' and '.join(ROPE_TYPES)}")
+                                 f"not compute; it reads {', '.join(ROPE_TYPES[:-1])} and {ROPE_TYPES[-1]}")
         if rope.get("partial_rotary_factor", 1.0) != 1.0:
             raise AttntraceError(f"{where}: partial_rotary_factor {rope['partial_rotary_factor']!r}; attntrace turns "
                                  "every dimension of a head")
         base = rope.get("rope_theta", self.setting("rope_theta", default=10000.0))
         factor = rope.get("factor", 1.0) if kind == "linear" else 1.0
-        for key, value in (("rope_theta", base), ("factor", factor)):
+        scaling: dict[str, Any] = {key: rope.get(key) for key in LLAMA3} if kind == "llama3" else {}
+        for key, value in (("rope_theta", base), ("factor", factor), *scaling.items()):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise AttntraceError(f"{where}: {key} = {value!r} must be a positive number")
-        return float(base), float(factor)
+        if not scaling:
+            return float(base), float(factor), None
+        if not scaling["low_freq_factor"] < scaling["high_freq_factor"]:
+            raise AttntraceError(f"{where}: low_freq_factor {scaling['low_freq_factor']!r} must be below "
+                                 f"high_freq_factor {scaling['high_freq_factor']!r}")
+        turns = llama3_frequencies(self.head_dim, float(base), *(float(v) for v in scaling.values()))
+        return float(base), 1.0, tuple(turns.tolist())
 
     @property
     def kv_heads(self) -> int:
@@ -106,7 +115,8 @@ class Llama(Model):
             w_v=self.get(p + "self_attn.v_proj.weight", kv_rows).T, b_v=self.optional(p + "self_attn.v_proj.bias", kv_rows),
             heads=self.heads if full else 1, kv_heads=self.kv_heads if full else None,
             w_o=self.get(p + "self_attn.o_proj.weight").T if full else None, b_o=b_o,
-            rope=Rope(base=self.base, pairs="half", positions=tuple(i / self.factor for i in range(len(x)))),
+            rope=Rope(base=self.base, pairs="half", positions=tuple(i / self.factor for i in range(len(x))),
+                      frequencies=self.frequencies),
             scale=True, mask=self.masks(layer), tokens=e.labels, name=self.title(layer, head),
         )
 

@@ -32,7 +32,9 @@ def describe(problem: Problem, origin: str) -> str:
                      f"{d.heads // d.kv_heads} query heads per key/value block)")
     if problem.rope is not None:
         at = "0 … n-1" if problem.rope.positions is None else "as given"
-        lines.append(f"rope     base {problem.rope.base:g}, pairs {problem.rope.pairs}, positions {at}")
+        turns = (f"base {problem.rope.base:g}" if problem.rope.frequencies is None else
+                 f"{len(problem.rope.frequencies)} frequencies given")
+        lines.append(f"rope     {turns}, pairs {problem.rope.pairs}, positions {at}")
     if problem.alibi:
         lines.append("alibi    -slope · |i - j| added to the scaled scores")
     if problem.softcap is not None:

@@ -367,7 +367,8 @@ def _rotated(t: Trace, a: int, w: _Writer) -> list[Note]:
         for r_index, r in enumerate(rows):
             for pair, (f, s) in enumerate(zip(first.tolist(), second.tolist())):
                 theta = float(angles[r_index, pair])
-                turn = f"{at[r_index]:g} · {p.rope.base:g}^(-{2 * pair}/{d.d_k}) = " if pair else ""
+                turn = (f"{at[r_index]:g} · ω{pair + 1} = " if p.rope.frequencies is not None else
+                        f"{at[r_index]:g} · {p.rope.base:g}^(-{2 * pair}/{d.d_k}) = " if pair else "")
                 notes.append(Note(f"{_head(t, a)}θ of {name}{r + 1}, pair ({f + 1},{s + 1}) = {turn}"
                                   f"{num(theta, w.precision)}"))
                 (c, c_exact), (sn, s_exact) = w.factor(math.cos(theta)), w.factor(math.sin(theta))

@@ -103,7 +103,7 @@ def _variant_notes(t: Trace) -> list[str]:
         turns = "i with i + d_k/2" if p.rope.pairs == "half" else "2i - 1 with 2i"
         at = "positions 0 to n - 1" if p.rope.positions is None else "the positions given"
         out.append(f"rope: after the projections, q and k turn by position ({at}): dimension {turns} turn together, "
-                   f"pair i by position · {p.rope.base:g}^(-2(i-1)/d_k)")
+                   f"pair i by position · {_frequency(t)}")
     if p.alibi:
         out.append("alibi: -slope · |i - j| is added to each head's scaled scores (slopes "
                    + ", ".join(f"{s:g}" for s in _slopes(t)) + ")")
@@ -148,6 +148,13 @@ def _derive(t: Trace, heading: str) -> Step:
     return Step(3, heading, tuple(items))
 
 
+def _frequency(t: Trace, d_k: int | str = "d_k") -> str:
+    """how far pair i turns per position: base^(-2(i-1)/d_k), or ω_i when the problem gives its own frequencies"""
+    rope = t.problem.rope
+    assert rope is not None
+    return "ω_i (the frequencies given)" if rope.frequencies is not None else f"{rope.base:g}^(-2(i-1)/{d_k})"
+
+
 def _rotations(t: Trace) -> list[Block | Note]:
     """rope: the angle of each position and pair, then each head's q and k turned by them"""
     from attntrace.model.variants import pair_index
@@ -156,9 +163,12 @@ def _rotations(t: Trace) -> list[Block | Note]:
     assert p.rope is not None and t.key_angles is not None and t.query_angles is not None
     first, second = pair_index(d.d_k, p.rope.pairs)
     pairs = tuple(f"({i + 1},{j + 1})" for i, j in zip(first.tolist(), second.tolist()))
-    rule = f"position · {p.rope.base:g}^(-2(i-1)/{d.d_k})"
+    rule = f"position · {_frequency(t, d.d_k)}"
     items: list[Block | Note] = [Note("rotate q and k by position: each pair of dimensions (a, b) turns by its angle "
                                       "θ: a' = a cos θ - b sin θ, b' = b cos θ + a sin θ")]
+    if p.rope.frequencies is not None:
+        items.append(Block("ω = each pair's turn per position, as the model scales it", "w", ("ω",), pairs,
+                           p.rope.pair_frequencies(d.d_k)[None, :]))
     if p.source is None and t.query is None:
         items.append(Block(f"angle θ = {rule}", "w", p.labels, pairs, t.key_angles))
     else:
