@@ -18,3 +18,14 @@ class OutOfRange(AttntraceError):
 
     def as_option(self, option: str) -> str:
         return f"{option} {self.value} is out of range; {self.whose} 1 to {self.top}"
+
+
+def said(value: object) -> str:
+    """a setting's value in a message as a problem file writes it: true, false, null, "text", 2.5 (else its repr)"""
+    if isinstance(value, bool) or type(value).__module__ == "numpy" and type(value).__name__ == "bool":  # np.True_
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return repr(value)

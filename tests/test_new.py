@@ -138,3 +138,23 @@ def test_one_hot_of_a_hand_made_problem():
     sharp = Problem(x=np.eye(3) * 10, scale=False)
     flat = Problem(x=np.eye(3) * 0.1)
     assert one_hot(sharp) and not one_hot(flat) and not one_hot(Problem(x=[[5.0, 5.0]]))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 12), d_model=st.integers(1, 8), init=st.sampled_from(("integers",) + FLOAT_INITS),
+       cap=st.sampled_from([0.5, 2.0, 5.0, 50.0]), seed=st.integers(0, 2**32 - 1))
+def test_the_softcap_note_comes_exactly_when_the_scores_pass_twice_the_cap(n, d_model, init, cap, seed):
+    problem = random_problem(n=n, d_model=d_model, init=init, softcap=cap, seed=seed)
+    t = trace(problem, show=())
+    top = max(float(np.abs(h.uncapped[np.isfinite(h.uncapped)]).max(initial=0.0)) for h in t.heads)
+    said = [note for note in notes(problem, init) if "before the cap" in note]
+    assert bool(said) == (top > 2 * cap)
+    if said:
+        assert f"reach {top:.3g} before the cap" in said[0] and f"softcap = {cap:g}" in said[0]
+
+
+def test_new_with_a_cap_far_below_its_integer_scores_says_so(attntrace):
+    _, r = _new(attntrace, "--softcap", "5", "--seed", "1")
+    assert "before the cap, over twice softcap = 5" in r.err and "to within 4% of ±5" in r.err
+    _, r = _new(attntrace, "--softcap", "50", "--init", "normal", "--seed", "1")
+    assert "before the cap" not in r.err

@@ -93,7 +93,8 @@ def test_new_draws_a_variant_problem_that_traces(attntrace, tmp_path):
 @pytest.mark.parametrize(("args", "says"), [
     (["--rope", "--d-k", "3"], "give d_k = 4"),
     (["--heads", "4", "--kv-heads", "3"], "kv_heads = 3 does not divide heads = 4"),
-    (["--softcap", "0"], "must be a positive number"),
+    (["--softcap", "0"], "Invalid value for '--softcap': 0.0 must be a finite number above 0"),
+    (["--softcap", "inf"], "Invalid value for '--softcap': inf must be a finite number above 0"),
 ])
 def test_new_refuses_a_variant_it_cannot_draw_in_one_line(attntrace, args, says):
     r = attntrace("new", *args)
@@ -104,7 +105,7 @@ def test_new_refuses_a_variant_it_cannot_draw_in_one_line(attntrace, args, says)
     ("kv_heads", 3, "kv_heads = 3 must be a whole number that divides heads = 2"),
     ("rope", {"pairs": "both"}, 'rope pairs = "both"'),
     ("softcap", -1, "softcap = -1"),
-    ("alibi", "yes", "alibi = 'yes' must be true or false"),
+    ("alibi", "yes", 'alibi = "yes" must be true or false'),
 ])
 def test_a_bad_variant_key_in_a_file_is_one_line_naming_the_file(attntrace, tmp_path, key, value, says):
     path = tmp_path / "bad.json"

@@ -151,9 +151,13 @@ def test_variants_with_carried_rounding_check_against_their_own_row_by_row_chain
     ({"rope": {"theta": 5}}, 'unknown key "theta"'),
     ({"rope": {"frequencies": [1.0, 0.5, 0.25]}}, "rope frequencies has 3 values but a head turns 2 pairs of dimensions"),
     ({"rope": {"frequencies": [0.0]}}, "rope frequencies must be positive numbers"),
-    ({"rope": {"frequencies": ["fast"]}}, "rope frequencies must be a list of numbers"),
+    ({"rope": {"frequencies": ["fast"]}}, 'rope frequencies value 1 is "fast"; it must be a finite number, one per pair'),
+    ({"rope": {"positions": [0, True, 2]}}, "rope positions value 2 is true; it must be a finite number, one per input"),
+    ({"rope": {"positions": [0, np.True_, 2]}}, "rope positions value 2 is true"),
+    ({"rope": {"positions": 3}}, "rope positions = 3 must be a list of numbers, one per input"),
+    ({"softcap": True}, "softcap = true must be a positive number"),
     ({"softcap": 0}, "softcap = 0 must be a positive number"),
-    ({"alibi": "yes"}, "alibi = 'yes' must be true or false"),
+    ({"alibi": "yes"}, 'alibi = "yes" must be true or false'),
 ])
 def test_a_bad_variant_setting_is_one_clear_error(settings, message):
     base = dict(x=np.ones((3, 2)), w_q=np.ones((2, 4)), w_k=np.ones((2, 4)), w_v=np.ones((2, 4)))

@@ -348,7 +348,7 @@ def new(
                                                       "even, 4 by default).")] = False,
     alibi: Annotated[bool, typer.Option("--alibi", help="Add the ALiBi bias -slope · |i - j| to the scaled "
                                                         "scores.")] = False,
-    softcap: Annotated[Optional[float], typer.Option("--softcap", callback=lambda v: _positive(v), show_default=False,
+    softcap: Annotated[Optional[float], typer.Option("--softcap", callback=lambda v: _finite_positive(v), show_default=False,
                                                      help="Soft-cap the scores: c · tanh(score / c).")] = None,
     output: OutputOpt = None,
 ) -> None:

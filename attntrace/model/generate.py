@@ -103,7 +103,21 @@ def notes(problem: Problem, init: str) -> tuple[str, ...]:
     if one_hot(problem):
         said.append("every input puts over 99% of its weight on one key, so each output is just one row of V; "
                     "another seed, a smaller d_model or the normal init gives weights that spread")
+    cap = problem.softcap
+    if cap is not None and (top := largest_logit(problem)) > 2 * cap:
+        said.append(f"the scores reach {top:.3g} before the cap, over twice softcap = {cap:g}, and c · tanh(score / c) "
+                    f"takes every score beyond ±{2 * cap:g} to within 4% of ±{cap:g}; a softcap near {top:.2g}, or the "
+                    "normal init, keeps the cap's curve in view")
     return tuple(said)
+
+
+def largest_logit(problem: Problem) -> float:
+    """the largest |score| before soft-capping (scaled, biased) of the first CHECKED_ROWS queries, over every head"""
+    from attntrace.model.engine import trace
+
+    heads = [h for i in range(min(problem.dims.n, CHECKED_ROWS)) for h in trace(problem, query=i + 1).heads]
+    return max(float(np.abs(h.uncapped[np.isfinite(h.uncapped)]).max(initial=0.0)) for h in heads
+               if h.uncapped is not None)
 
 
 def one_hot(problem: Problem) -> bool:

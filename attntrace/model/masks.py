@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, said
 from attntrace.words import plural
 
 
@@ -53,7 +53,7 @@ class Window:
 
     def __post_init__(self) -> None:
         if isinstance(self.size, bool) or not isinstance(self.size, (int, np.integer)) or self.size < 0:
-            raise AttntraceError(f"window = {self.size!r} must be a whole number of at least 0")
+            raise AttntraceError(f"window = {said(self.size)} must be a whole number of at least 0")
 
     def allowed(self, rows: np.ndarray, m: int) -> np.ndarray:
         return np.abs(rows[:, None] - np.arange(m)[None, :]) <= self.size
@@ -128,7 +128,7 @@ def coerce(value: Any) -> tuple[Mask, ...]:
         elif hasattr(item, "allowed") and hasattr(item, "name"):  # a mask value, of any kind
             out.append(item)
         else:
-            raise AttntraceError(f"mask = {item!r}: give a name ({', '.join(KINDS)}) or a mask such as Window(2)")
+            raise AttntraceError(f"mask = {said(item)}: give a name ({', '.join(KINDS)}) or a mask such as Window(2)")
     return order(out)
 
 

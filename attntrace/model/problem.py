@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, said
 from attntrace.model import masks
 from attntrace.model.masks import Mask
 from attntrace.model.variants import Rope, coerce_rope
@@ -238,10 +238,10 @@ def _checked(problem: Problem) -> Dims:
             )
     heads = problem.heads
     if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
-        raise AttntraceError(f"heads = {heads!r} must be a whole number of at least 1")
+        raise AttntraceError(f"heads = {said(heads)} must be a whole number of at least 1")
     kv_heads = heads if problem.kv_heads is None else problem.kv_heads
     if isinstance(kv_heads, bool) or not isinstance(kv_heads, int) or kv_heads < 1 or heads % kv_heads:
-        raise AttntraceError(f"kv_heads = {kv_heads!r} must be a whole number that divides heads = {heads} "
+        raise AttntraceError(f"kv_heads = {said(kv_heads)} must be a whole number that divides heads = {heads} "
                              "(1: multi-query attention; heads: ordinary multi-head)")
     width_q = _width(problem.w_q, d_model)  # every head's columns together: d_k · heads
     width_k = _width(problem.w_k, d_src)  # d_k · kv_heads
@@ -302,11 +302,11 @@ def _check_variants(problem: Problem, n: int, m: int, d_k: int) -> None:
         elif rope.source_positions is not None:
             raise AttntraceError("rope source_positions is set but source is not")
     if not isinstance(problem.alibi, (bool, np.bool_)):
-        raise AttntraceError(f"alibi = {problem.alibi!r} must be true or false")
+        raise AttntraceError(f"alibi = {said(problem.alibi)} must be true or false")
     cap = problem.softcap
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not math.isfinite(cap)
                             or cap <= 0):
-        raise AttntraceError(f"softcap = {cap!r} must be a positive number (Gemma 2 uses 50)")
+        raise AttntraceError(f"softcap = {said(cap)} must be a positive number (Gemma 2 uses 50)")
 
 
 def _check_settings(problem: Problem, n: int, m: int) -> None:

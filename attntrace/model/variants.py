@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, said
 
 PAIRS = ("half", "adjacent")
 
@@ -32,7 +32,7 @@ class Rope:
     def __post_init__(self) -> None:
         base = self.base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not math.isfinite(base) or base <= 1:
-            raise AttntraceError(f"rope base = {base!r} must be a number above 1 (10000 in most models)")
+            raise AttntraceError(f"rope base = {said(base)} must be a number above 1 (10000 in most models)")
         if self.pairs not in PAIRS:
             raise AttntraceError(f'rope pairs = "{self.pairs}" must be "half" (Llama) or "adjacent" (RoFormer, GPT-J)')
         for key in ("positions", "source_positions"):
@@ -78,18 +78,23 @@ def coerce_rope(value: Any) -> Rope | None:
             raise AttntraceError(f'rope has an unknown key "{sorted(unknown)[0]}"; its keys are base, pairs, positions, '
                                  "source_positions and frequencies")
         return Rope(**value)
-    raise AttntraceError(f"rope = {value!r} must be true, false, or settings such as "
+    raise AttntraceError(f"rope = {said(value)} must be true, false, or settings such as "
                          '{"base": 10000, "pairs": "half", "positions": [0, 1, 2]}')
 
 
 def _positions(value: Any, key: str) -> tuple[float, ...]:
-    try:
-        a = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise AttntraceError(f"rope {key} must be a list of numbers") from None
-    if a.ndim != 1 or not np.isfinite(a).all():
-        raise AttntraceError(f"rope {key} must be a list of finite numbers, one per input")
-    return tuple(float(p) for p in a)
+    """rope's positions, source_positions or frequencies: a list of finite numbers (never true or false, which numpy
+    would take for 1 and 0)"""
+    each = "one per pair of dimensions" if key == "frequencies" else "one per input"
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise AttntraceError(f"rope {key} = {said(value)} must be a list of numbers, {each}")
+    for j, item in enumerate(value):
+        if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(item):
+            raise AttntraceError(f"rope {key} value {j + 1} is {said(item)}; it must be a finite number, {each}")
+    return tuple(float(p) for p in value)
 
 
 def frequencies(d: int, base: float) -> np.ndarray:
