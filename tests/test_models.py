@@ -53,7 +53,7 @@ def one_line(r, code: int = 1) -> bool:
 
 
 def test_every_family_has_a_fixture():
-    assert set(NAMES) == set(FAMILIES) == {"bert", "gpt2", "llama", "qwen2", "mistral"}
+    assert set(NAMES) == set(FAMILIES) == {"bert", "gpt2", "llama", "qwen2", "mistral", "gemma2"}
 
 
 # the forward pass and every head against the models' own code
@@ -302,7 +302,9 @@ def test_the_model_command_traces_the_head_asked_for(attntrace, family):
     doc = json.loads(r_out.out)
     assert r_out.code == 0 and doc["tokens"] == labels(meta) and doc["heads"][0]["head"] == head
     assert doc["name"] == f"{MODELS / family} · layer 2 · head {head}"
-    assert doc["config"]["divisor"] == pytest.approx(math.sqrt(doc["config"]["d_k"]))
+    scalar = config(family).get("query_pre_attn_scalar", doc["config"]["d_k"])  # Gemma 2 divides by its square root
+    assert doc["config"]["divisor"] == pytest.approx(math.sqrt(scalar))
+    assert doc["config"]["softcap"] == config(family).get("attn_logit_softcapping")
     np.testing.assert_allclose(doc["heads"][0]["weights"], r["weights_0"][1, 1], rtol=0, atol=1e-9)
     np.testing.assert_allclose(doc["heads"][0]["output"], r["outputs_0"][1, 1], rtol=0, atol=1e-9)
 
@@ -388,7 +390,7 @@ def test_a_sentence_longer_than_the_models_positions_is_refused(attntrace, famil
     r = attntrace("model", MODELS / family, words(longest + 1), "--who")
     too_many = tokens(longest + 1)
     assert one_line(r) and f"the sentence is {too_many} tokens" in r.err and f"the {limit} positions" in r.err
-    specials = {"bert": " with [CLS] and [SEP],", "llama": " with <s>,", "mistral": " with <s>,"}.get(family, ",")
+    specials = {"bert": " with [CLS] and [SEP],", "gpt2": ",", "qwen2": ","}.get(family, " with <s>,")
     assert f"{too_many} tokens{specials} more than" in r.err
 
 
@@ -407,10 +409,10 @@ def test_a_layer_or_head_out_of_range_is_a_usage_error(attntrace, args, message)
 
 def test_an_unsupported_model_type_lists_the_supported(attntrace, tmp_path):
     directory = copy("llama", tmp_path)
-    settings = config("llama") | {"model_type": "gemma2"}
+    settings = config("llama") | {"model_type": "phi3"}
     (directory / "config.json").write_text(json.dumps(settings))
     r = attntrace("model", directory, "the cat")
-    assert one_line(r) and "model_type 'gemma2'; attntrace traces bert, gpt2, llama, qwen2, mistral models" in r.err
+    assert one_line(r) and "model_type 'phi3'; attntrace traces bert, gpt2, llama, qwen2, mistral, gemma2 models" in r.err
 
 
 @pytest.mark.parametrize("remove, message", [
@@ -512,3 +514,30 @@ def test_gpt2_scaled_by_the_inverse_layer_number(tmp_path):
 def test_an_empty_sentence_is_one_line(attntrace):
     r = attntrace("model", MODELS / "gpt2", "  ")
     assert one_line(r) and "the sentence is empty" in r.err
+
+
+def test_gemma2_soft_caps_divides_by_its_scalar_and_slides_in_every_other_layer():
+    settings = config("gemma2")
+    _, meta = reference("gemma2")
+    sentence = meta["sentences"][0]["sentence"]
+    first, second = (entering(MODELS / "gemma2", "gemma2", sentence, layer).problem(1) for layer in (1, 2))
+    assert settings["layer_types"] == ["sliding_attention", "full_attention"]
+    assert first.masks == ("causal", "window") and second.masks == ("causal",)
+    for problem in (first, second):
+        assert problem.softcap == settings["attn_logit_softcapping"]
+        assert problem.scale == pytest.approx(math.sqrt(settings["query_pre_attn_scalar"]))
+        h = trace(problem).heads[0]
+        seen = np.isfinite(h.scaled)  # the cells the mask lets through
+        assert (np.abs(h.uncapped[seen] - h.scaled[seen]) > 1e-3).any()  # the fixture's cap is low enough to bend them
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"use_bidirectional_attention": True}, "use_bidirectional_attention is set; attntrace traces Gemma 2 as the causal"),
+    ({"attn_logit_softcapping": "high"}, "attn_logit_softcapping = 'high' must be a positive number"),
+    ({"query_pre_attn_scalar": 0}, "query_pre_attn_scalar = 0 must be a positive number"),
+])
+def test_a_gemma2_setting_it_cannot_trace_is_one_line(attntrace, tmp_path, changes, message):
+    directory = copy("gemma2", tmp_path)
+    (directory / "config.json").write_text(json.dumps(config("gemma2") | changes))
+    r = attntrace("model", directory, "the cat")
+    assert one_line(r) and message in r.err

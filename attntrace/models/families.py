@@ -7,12 +7,13 @@ from pathlib import Path
 from attntrace.errors import AttntraceError
 from attntrace.models.bert.forward import Bert
 from attntrace.models.gpt2 import GPT2
-from attntrace.models.llama import Llama, Mistral, Qwen2
+from attntrace.models.llama import Gemma2, Llama, Mistral, Qwen2
 from attntrace.models.model import Model, read_json
 from attntrace.models.tensors import open_weights
 from attntrace.render.escape import visible
 
-FAMILIES: dict[str, type[Model]] = {"bert": Bert, "gpt2": GPT2, "llama": Llama, "qwen2": Qwen2, "mistral": Mistral}
+FAMILIES: dict[str, type[Model]] = {"bert": Bert, "gpt2": GPT2, "llama": Llama, "qwen2": Qwen2, "mistral": Mistral,
+                                    "gemma2": Gemma2}
 
 
 def load(directory: Path, name: str, model_type: str | None = None) -> Model:

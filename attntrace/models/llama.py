@@ -1,9 +1,11 @@
-"""Llama and the decoders built like it (Qwen2, Mistral) in float64 numpy: RMSNorm before attention and MLP, rotary
-positions ("half" pairs, as rotate_half), grouped-query attention, a gated MLP. Qwen2 adds biases to Q, K and V;
-Mistral (and Qwen2 where its config says) lets a query see only the last sliding_window keys."""
+"""Llama and the decoders built like it (Qwen2, Mistral, Gemma 2) in float64 numpy: RMSNorm before attention and MLP,
+rotary positions ("half" pairs, as rotate_half), grouped-query attention, a gated MLP. Qwen2 adds biases to Q, K and V;
+Mistral (and Qwen2 where its config says) lets a query see only the last sliding_window keys; Gemma 2 soft-caps the
+scores, slides in every other layer and norms after attention and around the MLP too."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -16,6 +18,7 @@ from attntrace.models.attend import attend
 from attntrace.models.layers import activation, rms_norm
 from attntrace.models.model import Model
 from attntrace.models.tokenize import Encoding
+from attntrace.render.escape import visible
 
 ROPE_TYPES = ("default", "linear", "llama3")  # the frequencies base^(-2i/d), with positions as they are or divided by a
 # factor, or Llama 3's scaled frequencies
@@ -96,10 +99,24 @@ class Llama(Model):
         window = self.window(layer)
         return (Causal(),) if window is None else (Causal(), Window(window - 1))
 
+    def norm(self, key: str, h: np.ndarray) -> np.ndarray:
+        """the RMSNorm whose weight is key"""
+        return rms_norm(h, self.get(key), self.eps)
+
+    @property
+    def scale(self) -> bool | float:
+        """what the scores are divided by: True, sqrt(d_k)"""
+        return True
+
+    @property
+    def softcap(self) -> float | None:
+        """the soft cap of the scores; None: none"""
+        return None
+
     def attention(self, h: np.ndarray, layer: int, head: int | None, e: Encoding) -> Problem:
         """the layer's attention on input_layernorm(h); head a (from 1) reads key/value block (a - 1) // (heads / kv_heads)"""
         p = f"layers.{layer - 1}."
-        x = rms_norm(h, self.get(p + "input_layernorm.weight"), self.eps)
+        x = self.norm(p + "input_layernorm.weight", h)
         d = self.head_dim
         if head is None:
             q_rows = kv_rows = slice(None)
@@ -117,14 +134,15 @@ class Llama(Model):
             w_o=self.get(p + "self_attn.o_proj.weight").T if full else None, b_o=b_o,
             rope=Rope(base=self.base, pairs="half", positions=tuple(i / self.factor for i in range(len(x))),
                       frequencies=self.frequencies),
-            scale=True, mask=self.masks(layer), tokens=e.labels, name=self.title(layer, head),
+            scale=self.scale, softcap=self.softcap, mask=self.masks(layer), tokens=e.labels,
+            name=self.title(layer, head),
         )
 
     def block(self, h: np.ndarray, layer: int, e: Encoding) -> np.ndarray:
         """h + attention(RMSNorm(h)), then + down(act(gate(y)) · up(y)) with y = RMSNorm(·)"""
         p = f"layers.{layer - 1}."
         h = h + attend(self.attention(h, layer, None, e))
-        y = rms_norm(h, self.get(p + "post_attention_layernorm.weight"), self.eps)
+        y = self.norm(p + "post_attention_layernorm.weight", h)
         gate, up = self.linear(p + "mlp.gate_proj", y), self.linear(p + "mlp.up_proj", y)
         return h + self.linear(p + "mlp.down_proj", self.act(gate) * up)
 
@@ -155,6 +173,59 @@ class Mistral(Llama):
     def window(self, layer: int) -> int | None:
         size = self.setting("sliding_window")
         return None if size is None else _window(self, size)
+
+
+class Gemma2(Llama):
+    """Llama with Gemma 2's ways: embeddings times sqrt(hidden_size); RMSNorm weights as 1 + w; a norm after attention
+    and around the MLP as well; scores divided by sqrt(query_pre_attn_scalar) and soft-capped; a sliding window in the
+    layers layer_types names (by default the odd ones, from 1)"""
+
+    family = "gemma2"
+
+    def check(self) -> None:
+        super().check()
+        where = self.directory / "config.json"
+        self.act = activation(self.setting("hidden_activation", "hidden_act", default="gelu_pytorch_tanh"), str(where))
+        if self.setting("use_bidirectional_attention", default=False):
+            raise AttntraceError(f"{where}: use_bidirectional_attention is set; attntrace traces Gemma 2 as the causal "
+                                 "decoder it is")
+        self.scalar = self.real("query_pre_attn_scalar", default=256.0)
+        cap = self.setting("attn_logit_softcapping")
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not 0 < cap < math.inf):
+            raise AttntraceError(f"{where}: attn_logit_softcapping = {visible(repr(cap)[:40])} must be a positive "
+                                 "number")
+        self.cap = None if cap is None else float(cap)
+        if not self.scalar > 0:
+            raise AttntraceError(f"{where}: query_pre_attn_scalar = {self.scalar:g} must be a positive number")
+
+    @property
+    def scale(self) -> bool | float:
+        return True if self.scalar == self.head_dim else math.sqrt(self.scalar)
+
+    @property
+    def softcap(self) -> float | None:
+        return self.cap
+
+    def norm(self, key: str, h: np.ndarray) -> np.ndarray:
+        return rms_norm(h, 1.0 + self.get(key), self.eps)
+
+    def embed(self, e: Encoding) -> np.ndarray:
+        return super().embed(e) * math.sqrt(self.hidden)
+
+    def window(self, layer: int) -> int | None:
+        kinds = self.setting("layer_types")
+        sliding = kinds[layer - 1] == "sliding_attention" if isinstance(kinds, list) and len(kinds) >= layer \
+            else layer % 2 == 1  # transformers' default: layers 1, 3, 5, ... slide
+        size = self.setting("sliding_window")
+        return _window(self, size) if sliding and size is not None else None
+
+    def block(self, h: np.ndarray, layer: int, e: Encoding) -> np.ndarray:
+        """h + norm(attention(norm(h))), then + norm(down(act(gate(y)) · up(y))) with y = norm(·)"""
+        p = f"layers.{layer - 1}."
+        h = h + self.norm(p + "post_attention_layernorm.weight", attend(self.attention(h, layer, None, e)))
+        y = self.norm(p + "pre_feedforward_layernorm.weight", h)
+        gate, up = self.linear(p + "mlp.gate_proj", y), self.linear(p + "mlp.up_proj", y)
+        return h + self.norm(p + "post_feedforward_layernorm.weight", self.linear(p + "mlp.down_proj", self.act(gate) * up))
 
 
 def _window(model: Model, size: Any) -> int:
