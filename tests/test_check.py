@@ -207,6 +207,9 @@ def test_gradescope_points_follow_through_and_its_switch(attntrace, tmp_path):
     assert {"name", "score", "max_score", "status", "output"} <= set(doc["tests"][0])
     attntrace("check", sheet, problem, "--gradescope", results, "--no-follow-through")
     assert json.loads(results.read_text())["score"] == 4
+    wrong = next(t for t in doc["tests"] if t["output"].startswith("WRONG"))
+    lines = wrong["output"].split("\n")
+    assert len(lines) > 1 and lines[1].startswith("scaled[") and "\\x0a" not in wrong["output"]  # lines, not escapes
 
 
 @pytest.mark.parametrize("bad", ["nan", "0", "-1", "inf"])
@@ -487,3 +490,29 @@ def test_a_d_k_of_1_says_what_it_divides_by(attntrace, tmp_path):
 def test_contradicting_options_are_usage_errors(attntrace, tmp_path, args):
     r = attntrace("check", _write(tmp_path, "s.json", hand.sheet(ONE, 2)), _write(tmp_path, "p.json", ONE), *args)
     assert r.code == 2 and r.err.count("\n") == 1
+
+
+def _masked_later(garbage: float | None = None) -> dict:
+    """a right sheet whose masked scaled cells hold the score before the mask (or garbage), its weights 0 there"""
+    sheet, unmasked = hand.sheet(ONE_CAUSAL, 2), hand.sheet(ONE_CAUSAL, 2, mask="none")
+    rows = sheet["heads"][0]["scaled"]
+    for i, row in enumerate(rows):
+        for j, cell in enumerate(row):
+            if cell is None:
+                row[j] = unmasked["heads"][0]["scaled"][i][j] if garbage is None else garbage
+    return sheet
+
+
+def test_masking_at_the_softmax_is_right_with_a_note_not_a_mask_left_out(attntrace, tmp_path):
+    r, report, verdicts = _mark(attntrace, tmp_path, ONE_CAUSAL, _masked_later())
+    assert set(verdicts.values()) == {"right"} and report["diagnosis"] is None and r.code == 0
+    scaled = next(i for i in report["items"] if i["key"] == "scaled")
+    assert "3 masked cells hold the score before the mask, and your weights there are 0" in scaled["note"]
+
+
+def test_numbers_in_masked_cells_that_are_no_score_are_still_wrong(attntrace, tmp_path):
+    _, _, verdicts = _mark(attntrace, tmp_path, ONE_CAUSAL, _masked_later(garbage=9.99))
+    assert verdicts[("scaled", 1)] == "wrong"
+    left_out = hand.sheet(ONE_CAUSAL, 2, mask="none")  # the scores before the mask, and weights on hidden keys
+    _, report, verdicts = _mark(attntrace, tmp_path, ONE_CAUSAL, left_out)
+    assert verdicts[("scaled", 1)] == "wrong" and "left out" in report["diagnosis"]

@@ -552,3 +552,22 @@ def test_random_problems_read_back_in_both_formats(attntrace, tmp_path):
             assert_carried(parse(printed(attntrace, path, fmt, precision, query=query), path), carried(path, precision, query))
 
     check()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("decimals", [2, 3])
+def test_a_step_6_table_that_follows_the_students_own_weights_is_not_noted(attntrace, tmp_path, fmt, decimals):
+    """step 6 is judged against what the student's own weights and V give, at the decimals each cell is written with,
+    not only against the carried truth: a consequence of an earlier mistake, or work at 3 decimals, is not a slip"""
+    path = problem_path(tmp_path, "xihuan")
+    text = printed(attntrace, path, fmt)
+    v = parse(text, path).cells[(1, "v")]
+    own = {"我": "0.30", "喜欢": "0.30", "猫": "0.40"}  # input 2's weights, off from the truth (a consequence, say)
+    for table in ("Step 5 · w(2, j)", STEP_8):  # the row of input 2 (喜欢), both places it is asked for
+        text = set_cells(text, fmt, table, {("喜欢", j): own[key] for j, key in enumerate(own)})
+    step_6 = {(key, c): f"{float(w) * v[j, c]:.{decimals}f}" for j, (key, w) in enumerate(own.items())
+              for c in range(v.shape[1])}
+    assert parse(set_cells(text, fmt, "Step 6 · w(2, j) · v_j", step_6), path).notes == ()
+    slip = {**step_6, ("猫", 1): f"{float(own['猫']) * v[2, 1] + 0.05:.{decimals}f}"}  # one product miscalculated
+    assert parse(set_cells(text, fmt, "Step 6 · w(2, j) · v_j", slip), path).notes == (
+        'the table "Step 6 · w(2, j) · v_j" has 1 cell that differs from w(i, j) · v_j; it is not marked, but check it',)

@@ -95,6 +95,7 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
     markdown = any(MARKDOWN.match(line) for line in lines)
     answers.notes.extend(_retitle(lines, found, [table.title for table in blocks], {table.title for table in tables}, markdown))
     read = 0
+    checked = []
     for table in tables:
         places = found.get(table.title)
         if not places:
@@ -105,7 +106,9 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
         if _marked(table):
             _keep(answers, table, rows)
         else:
-            _check(answers, table, rows)
+            checked.append((table, rows))
+    for table, rows in checked:  # once every marked table is read: checked against the student's own numbers too
+        _check(answers, table, rows)
     if not read:
         raise SheetError(f"{origin}: none of the worksheet's tables was found (such as \"{tables[0].title}\"); is this "
                          "the worksheet of this problem, printed with the same --heads, --scale and --mask options?")
@@ -415,19 +418,52 @@ def _off(value: float, truth: float) -> float:
 
 
 def _check(answers: _Answers, table: _Table, rows: list[list[str]]) -> None:
-    """a table that is not marked is still compared at the worksheet's precision, and one note says when it is off"""
+    """a table that is not marked is still compared, and one note says when it is off: a cell is fine when it is the
+    carried value at the worksheet's precision, or what the student's own numbers give (their weights times their V,
+    their heads' outputs side by side) rounded to the decimals the cell was written with"""
     b = table.block
     assert b.answer is not None
     written = np.array([[_value(text, answers, table, b.rows[k], b.cols[c]) for c, text in enumerate(texts)]
                         for k, texts in enumerate(rows)], dtype=float)
+    places = np.array([[_places(text) for text in texts] for texts in rows], dtype=float).reshape(written.shape)
     given = ~np.isnan(written)  # b.values: the carried trace's, t.weighted(head - 1, row) or t.concat
-    same = np.isclose(round_half_up(written[given], answers.precision), round_half_up(b.values[given], answers.precision),
+    same = np.isclose(round_half_up(written, answers.precision), round_half_up(b.values, answers.precision),
                       rtol=0, atol=1e-9)
-    wrong = int((~same).sum())
+    own = _own(answers, b)
+    if own is not None:
+        with np.errstate(invalid="ignore"):
+            same |= np.abs(written - own) <= 0.5 * 10.0 ** -places + 1e-9 * (1.0 + np.abs(np.nan_to_num(own)))
+    wrong = int((given & ~same).sum())
     if wrong:
         cells = "1 cell that differs" if wrong == 1 else f"{wrong} cells that differ"
         answers.notes.append(f'the table "{table.title}" has {cells} from {CHECKED[b.answer[1]]}; '
                              "it is not marked, but check it")
+
+
+def _own(answers: _Answers, b: Block) -> np.ndarray | None:
+    """what the student's own numbers give for a checked table: their w(i, j) times their v_j (step 6), or their heads'
+    outputs side by side (the concatenation); NaN where they left a cell it needs blank; None when the sheet has none"""
+    assert b.answer is not None
+    head, key, row = b.answer
+    if key == "weighted":
+        w, v = answers.cells.get((head, "weights")), answers.cells.get((head, "v"))
+        if w is None or v is None or row is None:
+            return None
+        with np.errstate(invalid="ignore"):
+            return np.where(w[row][:, None] == 0, 0.0, w[row][:, None] * v)  # a zero weight (masked) gives 0
+    heads = sorted(h for h, k in answers.cells if k == "output" and h is not None)
+    outputs = [answers.cells[(h, "output")] for h in heads]
+    if not outputs or row is None or sum(o.shape[1] for o in outputs) != b.values.shape[1]:
+        return None
+    return np.concatenate([o[row:row + 1] for o in outputs], axis=1)
+
+
+def _places(text: str) -> int:
+    """the decimals a cell was written with, trailing zeros counted ("0.10": 2; "1.5e-3": 4)"""
+    cell = _norm(unicodedata.normalize("NFKC", text)).replace(",", ".").lower()
+    mantissa, _, exponent = cell.partition("e")
+    shown = len(mantissa.partition(".")[2])
+    return max(0, shown - int(exponent)) if exponent.lstrip("+-").isdigit() else shown
 
 
 def _value(text: str, answers: _Answers, table: _Table, label: str, col: str) -> float:

@@ -274,10 +274,33 @@ class Work:
         g = self.given[key]
         written = np.isfinite(g)
         values = np.where(written, g, self.expected(key))
-        if key[1] == "scaled" and written.any():  # their blanks are their mask
-            values = np.where(written, g, -np.inf)
+        if key[1] == "scaled" and written.any():  # their blanks are their mask, and so are the cells they masked later
+            values = np.where(written & ~self.masked_at_softmax(key[0]), g, -np.inf)
         eps = np.where(written, 0.5 * 10.0 ** -np.minimum(self.places[key], EXACT_FROM + 3), 0.0)
         return Own(values, eps)
+
+    def masked_at_softmax(self, head: int | None) -> np.ndarray:
+        """the masked cells of head's scaled scores where the student wrote the score before the mask yet gave the
+        key no weight: they masked at the softmax, as many books do, rather than leaving the mask out"""
+        none = np.zeros(self.t.heads[0].scaled.shape if self.t.heads else (0, 0), dtype=bool)
+        scaled, weights = self.given.get((head, "scaled")), self.given.get((head, "weights"))
+        if head is None or self.t.allowed is None or scaled is None or weights is None or not np.isfinite(weights).any():
+            return none
+        hidden = ~self.t.allowed & np.isfinite(scaled) & ((weights == 0) | np.isnan(weights))
+        if not hidden.any():
+            return none
+        scores = self.own((head, "scores"))
+        h = self.t.heads[head - 1]
+        places = self.places[(head, "scaled")]
+        fits = np.zeros(hidden.shape, dtype=bool)
+        for values, bound in ((scores.values / self.t.divisor, scores.eps / self.t.divisor),  # their own scores
+                              (h.scores / self.t.divisor, np.zeros(hidden.shape))):  # the true ones
+            if h.bias is not None:
+                values = values + h.bias
+            if self.t.problem.softcap is not None:
+                values = self.t.problem.softcap * np.tanh(values / self.t.problem.softcap)
+            fits |= close(scaled, values, bound, places)
+        return hidden & fits
 
     def answered(self, key: Key) -> bool:
         return key in self.given and bool(np.isfinite(self.given[key]).any())
@@ -319,6 +342,11 @@ class Work:
             return item
         places = self.places[key]
         right = self.right(g, expected, key, places) | (masked_cell & ~np.isfinite(g))
+        if step == "scaled" and (later := self.masked_at_softmax(head)).any():
+            right |= later
+            item.note = (f"{plural(int(later.sum()), 'masked cell')} hold{'s' * (int(later.sum()) == 1)} the score before "
+                         "the mask, and your weights there are 0: you masked at the softmax, which is fine; the "
+                         "worksheet writes -inf in a masked cell, or leaves it blank")
         redo = self.redo(key)
         follows = np.zeros(g.shape, dtype=bool)
         if redo is not None:

@@ -112,12 +112,10 @@ def gradescope(report: Report) -> dict[str, Any]:
     tests = []
     for item in report.items:
         earned = item.verdict == RIGHT or item.verdict == CONSEQUENCE and report.follow_through
-        output = status(item)
-        if item.verdict == WRONG:
-            output += "\n" + "\n".join(cell_lines(item))
+        lines = [status(item), *(cell_lines(item) if item.verdict == WRONG else [])]
         tests.append({"name": visible(f"step {item.step} · {item.name}"), "score": item.points if earned else 0.0,
                       "max_score": item.max_points, "status": "passed" if earned and item.complete else "failed",
-                      "output": visible(output)})
+                      "output": "\n".join(map(visible, lines))})  # each line shown, never obeyed; lines kept
     summary = visible(report.diagnosis or ("every intermediate right" if report.passed else ""))
     return {"score": report.score, "output": summary, "tests": tests}
 
