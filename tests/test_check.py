@@ -516,3 +516,18 @@ def test_numbers_in_masked_cells_that_are_no_score_are_still_wrong(attntrace, tm
     left_out = hand.sheet(ONE_CAUSAL, 2, mask="none")  # the scores before the mask, and weights on hidden keys
     _, report, verdicts = _mark(attntrace, tmp_path, ONE_CAUSAL, left_out)
     assert verdicts[("scaled", 1)] == "wrong" and "left out" in report["diagnosis"]
+
+
+def test_a_slip_inside_a_consequence_is_named_against_the_students_own_numbers(attntrace, tmp_path):
+    sheet = hand.sheet(ONE, 2, divisor=lambda d_k, d: 1.0, slip=(1, "weights", 0, 0, 0.1))  # no √d_k, then one slip
+    r, report, verdicts = _mark(attntrace, tmp_path, ONE, sheet)
+    assert verdicts[("scaled", 1)] == "wrong" and verdicts[("weights", 1)] == "wrong"
+    assert verdicts[("output", 1)] == "consequence"
+    weights = next(i for i in report["items"] if i["key"] == "weights")
+    assert weights["note"] == "the other cells follow from your own scaled scores"
+    assert [(c["row"], c["column"], c["expected_from"]) for c in weights["cells"]] == [(1, 1, "own")]
+    own = hand.sheet(ONE, 2, divisor=lambda d_k, d: 1.0)["heads"][0]["weights"][0][0]  # what their scores give
+    assert weights["cells"][0]["expected"] == pytest.approx(own) and weights["cells"][0]["given"] == pytest.approx(own + 0.1)
+    text = attntrace("check", tmp_path / "sheet.json", tmp_path / "problem.json").out
+    assert "WRONG: 1 of 9 written cells off; the other cells follow from your own scaled scores" in text
+    assert f"weights[我 → 我]: {own + 0.1:.2f} written, your own scaled scores give {own:.2f} (off by 0.10)" in text

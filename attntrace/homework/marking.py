@@ -43,6 +43,7 @@ class Cell:
     given: float  # NaN: left blank
     expected: float  # -inf: masked (should be left blank)
     decimals: int  # the precision the cell is judged at
+    basis: str = ""  # what expected comes from when not the true value: "your own scaled scores"
 
 
 @dataclass
@@ -360,17 +361,26 @@ class Work:
                     if values.shape == g.shape:
                         follows |= close(g, values, bound, places)
         blank = ~written
+        direct = [k for k in depends(self.t, key) if self.verdicts.get(k) in (WRONG, CONSEQUENCE)]
+        own = "your own " + " and ".join(dict.fromkeys(
+            intermediates.NAME[k[1]] if key[0] is not None else "head outputs" for k in direct or self.mistaken(key)))
         if (right | blank).all():
             item.verdict = RIGHT
         elif (right | follows | blank).all():
-            direct = [k for k in depends(self.t, key) if self.verdicts.get(k) in (WRONG, CONSEQUENCE)]
-            item.verdict, item.note = CONSEQUENCE, "follows from your own " + " and ".join(dict.fromkeys(
-                intermediates.NAME[k[1]] if key[0] is not None else "head outputs" for k in direct or self.mistaken(key)))
+            item.verdict, item.note = CONSEQUENCE, "follows from " + own
         else:
             item.verdict = WRONG
-            shown = self.shown(key, places)
+            shown, basis = self.shown(key, places), ""
+            if follows.any() and redo is not None:  # a consequence but for some cells: those are slips of their own
+                basis = own
+                shown = next(v for v in redo[0] if v.shape == g.shape).copy()
+                for p in np.unique(places):
+                    at = (places == p) & np.isfinite(shown)
+                    if p < EXACT_FROM:
+                        shown[at] = round_half_up(shown[at], int(p))
+                item.note = f"the other cells follow from {own}"
             item.off = [Cell(int(i), int(j), cell_name(self.t, key, int(i), int(j)), float(g[i, j]), float(shown[i, j]),
-                             int(places[i, j])) for i, j in np.argwhere(~(right | blank))]
+                             int(places[i, j]), basis) for i, j in np.argwhere(~(right | follows | blank))]
             item.written = int(written.sum())
         missing = item.asked - item.given
         if missing and item.verdict != NOT_ANSWERED:

@@ -36,7 +36,8 @@ def cell_lines(item: Item) -> list[str]:
     lines = []
     for cell in item.off[:MAX_CELLS]:
         off = "" if cell.expected == float("-inf") else f" (off by {number(abs(cell.given - cell.expected), cell.decimals)})"
-        lines.append(f"{visible(cell.name)}: {number(cell.given, cell.decimals)} written, expected "
+        expected = f"{cell.basis} give" if cell.basis else "expected"
+        lines.append(f"{visible(cell.name)}: {number(cell.given, cell.decimals)} written, {expected} "
                      f"{number(cell.expected, cell.decimals)}{off}")
     if len(item.off) > MAX_CELLS:
         lines.append(f"… and {len(item.off) - MAX_CELLS} more cell{'s' * (len(item.off) - MAX_CELLS > 1)}")
@@ -46,8 +47,7 @@ def cell_lines(item: Item) -> list[str]:
 def status(item: Item) -> str:
     note = f" ({item.note})" if item.note else ""
     if item.verdict == WRONG:
-        missing = f"; {item.note}" if "not written" in item.note else ""
-        return f"WRONG: {len(item.off)} of {plural(item.written, 'written cell')} off{missing}"
+        return f"WRONG: {len(item.off)} of {plural(item.written, 'written cell')} off" + (f"; {item.note}" if item.note else "")
     if item.verdict == CONSEQUENCE:
         return f"consequence: {item.note}"
     return item.verdict + note
@@ -102,7 +102,8 @@ def to_dict(report: Report) -> dict[str, Any]:
             "max_points": item.max_points,
             "cells": [{"row": c.row + 1, "column": c.column + 1, "name": c.name,
                        "given": None if c.given != c.given else c.given,
-                       "expected": None if c.expected == float("-inf") else c.expected} for c in item.off],
+                       "expected": None if c.expected == float("-inf") else c.expected,
+                       "expected_from": "own" if c.basis else "problem"} for c in item.off],
         } for item in report.items],
     }
 
