@@ -37,12 +37,13 @@ def _softmax(z, axis):
 
 
 def sheet(P, p=None, *, carried=True, divisor=None, mask=None, axis=1, qk_weights="right", scores="qk",
-          transposed=(), interleaved=False, use_wo=True, order=None, slip=None):
+          transposed=(), interleaved=False, use_wo=True, order=None, slip=None, output_with="v", transpose_weights=False):
     """the answer sheet as a dict in the --format json layout (nulls for masked scaled cells)
 
     mask: None (the problem's), "none", "inverted" or "transposed"; qk_weights: "right" or "swapped" (Q = X W_K and
     K = X W_Q); scores: "qk", "kq" (transposed) or "kk"; transposed: weight names computed as x · W^T; order: the heads'
-    order in the concatenation; slip: (head from 1 or None, key, row, column, amount) added after computing that cell.
+    order in the concatenation; slip: (head from 1 or None, key, row, column, amount) added after computing that cell;
+    output_with: "v", or "k" (the output taken as weights · K); transpose_weights: the output as weights^T · V.
     """
     c = (lambda a: rnd(a, p)) if carried else (lambda a: np.asarray(a, dtype=float))
     x = np.array(P["x"], float)
@@ -79,7 +80,8 @@ def sheet(P, p=None, *, carried=True, divisor=None, mask=None, axis=1, qk_weight
             s_div = divisor(d_k, x.shape[1])
         scaled = slipped(a + 1, "scaled", np.where(keep, c(s / s_div) if s_div != 1.0 else s, -np.inf))
         weights = slipped(a + 1, "weights", c(_softmax(scaled, axis)))
-        out = weights @ v if not carried or p is None else c(c(weights[:, :, None] * v[None]).sum(axis=1))
+        ww, vv = (weights.T if transpose_weights else weights), {"v": v, "k": k}[output_with]
+        out = ww @ vv if not carried or p is None else c(c(ww[:, :, None] * vv[None]).sum(axis=1))
         out = slipped(a + 1, "output", out)
         heads.append({"q": q, "k": k, "v": v, "scores": s, "scaled": scaled, "weights": weights, "output": out})
     concat = np.hstack([heads[i]["output"] for i in (order or range(h))])

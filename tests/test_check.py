@@ -73,6 +73,10 @@ PLANTED = {
     "K K^T, two heads, causal": (TWO, dict(scores="kk"), {"scores"}, "K K^T"),
     "mask left out, one head": (ONE_CAUSAL, dict(mask="none"), {"scaled"}, "left out"),
     "mask inverted, one head": (ONE_CAUSAL, dict(mask="inverted"), {"scaled"}, "inverted"),
+    "scores multiplied by sqrt(d_k)": (ONE, dict(divisor=lambda d_k, d: 1 / math.sqrt(d_k)), {"scaled"}, "multiplied"),
+    "multiplied, two heads, causal": (TWO, dict(divisor=lambda d_k, d: 1 / math.sqrt(d_k)), {"scaled"}, "multiplied"),
+    "K used where V belongs": (TWO, dict(output_with="k"), {"output"}, "K was used where V belongs"),
+    "weights transposed in the output": (TWO, dict(transpose_weights=True), {"output"}, "weights were transposed"),
 }
 
 
@@ -531,3 +535,13 @@ def test_a_slip_inside_a_consequence_is_named_against_the_students_own_numbers(a
     text = attntrace("check", tmp_path / "sheet.json", tmp_path / "problem.json").out
     assert "WRONG: 1 of 9 written cells off; the other cells follow from your own scaled scores" in text
     assert f"weights[我 → 我]: {own + 0.1:.2f} written, your own scaled scores give {own:.2f} (off by 0.10)" in text
+
+
+@pytest.mark.parametrize("fewer, asked", [(1, 2), (2, 3), (0, 2)])
+def test_numbers_rounded_to_fewer_decimals_than_the_sheet_asks_are_named(attntrace, tmp_path, fewer, asked):
+    sheet = {**hand.sheet(ONE, fewer), "precision": asked}
+    _, report, _ = _mark(attntrace, tmp_path, ONE, sheet)
+    unit = "decimal" if fewer == 1 else "decimals"
+    assert f"the numbers were rounded to {fewer} {unit}, not the {asked} the sheet asks for" in report["diagnosis"]
+    _, report, _ = _mark(attntrace, tmp_path, ONE, {**hand.sheet(ONE, asked), "precision": asked})
+    assert report["diagnosis"] is None

@@ -34,6 +34,7 @@ def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, st
     divisor = {
         "unscaled": ("scaling forgotten", f"the scaling was forgotten: the scores were not divided by {dk}"
                      if t.problem.scale is True else f"the scaling was forgotten: the scores were not divided by {t.divisor:g}"),
+        "multiplied": ("multiplied by √d_k", f"the scores were multiplied by {dk} instead of divided by it"),
         "sqrt_d_model": ("divided by √d_model", f"the scores were divided by √d_model = √{d.d_model} instead of {dk}"),
         "scaled_when_none": ("scaled when not asked", f"the scores were divided by {dk}, but this problem has no scaling"),
         "no_mask": ("mask left out", "the mask was left out: keys it hides were attended to"),
@@ -75,6 +76,11 @@ def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, st
         return [("columns", "softmax down the columns",
                  "the softmax was taken down the columns (over the queries) instead of along each row"),
                 *[(v, *divisor[v]) for v in divisor]]
+    if step == "output" and head is not None:
+        return [("k_for_v", "K used where V belongs", "K was used where V belongs: the output is weights · K, not "
+                                                      "weights · V"),
+                ("weights_transposed", "weights transposed", "the weights were transposed: the output is "
+                                                             "weights^T · V, each key's column used as a row")]
     if head is None:
         return [("no_wo", "W_O forgotten", "W_O was forgotten: the final output is the heads' concatenation, not concat · W_O"),
                 ("order", "heads in the wrong order", "the heads were concatenated in the wrong order"),
@@ -128,6 +134,9 @@ def diagnose(work: Work, items: list[Item]) -> tuple[str | None, tuple[str, ...]
         sentences = list(dict.fromkeys(sentence for *_, sentence in fitting))
         text = sentences[0] if len(sentences) == 1 else "either " + ", or ".join(sentences)
         return text + where, tags
+    rounded = _rounded_early(work, key)
+    if rounded is not None:
+        return rounded + where, ("rounded to fewer decimals",)
     if len(first.off) == 1:
         cell = first.off[0]
         from attntrace.homework.report import number
@@ -135,3 +144,21 @@ def diagnose(work: Work, items: list[Item]) -> tuple[str | None, tuple[str, ...]
         return (f"a slip in one cell: {cell.name} is {number(cell.given, cell.decimals)}, expected "
                 f"{number(cell.expected, cell.decimals)}; none of the usual mistakes explains it"), ("a slip in one cell",)
     return None, ()
+
+
+def _rounded_early(work: Work, key: Key) -> str | None:
+    """when every written cell of the step has fewer decimals than the sheet asks for, and is the value carried at its
+    own decimals: the numbers were rounded too early, to fewer decimals"""
+    from attntrace.homework.marking import EXACT_FROM, decimals
+
+    g = work.given[key]
+    written = np.isfinite(g)
+    places = decimals(g)[written]
+    if not written.any() or places.max() >= min(work.precision, EXACT_FROM):
+        return None
+    fewest = int(places.max())  # "0.5" among "0.25"-style cells is 1 decimal too
+    carried = work.carried(key, fewest)
+    if not rounds_to(g[written], np.where(np.isfinite(carried), carried, 0.0)[written], np.full(places.shape, fewest)).all():
+        return None
+    return (f"the numbers were rounded to {fewest} decimal{'s' * (fewest != 1)}, not the {work.precision} the sheet "
+            "asks for, so every step carries a larger rounding error")

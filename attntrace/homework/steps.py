@@ -114,7 +114,7 @@ def _scores(work: Work, head: int, variant: str | None) -> Redo | None:
     return [a.values @ b.values.T], bound
 
 
-DIVISOR_VARIANTS = ("unscaled", "sqrt_d_model", "scaled_when_none", "no_bias", "no_cap")
+DIVISOR_VARIANTS = ("unscaled", "multiplied", "sqrt_d_model", "scaled_when_none", "no_bias", "no_cap")
 MASK_VARIANTS = ("no_mask", "inverted", "transposed_mask")
 
 
@@ -126,6 +126,10 @@ def _divided(work: Work, scores: Own, variant: str | None, head: int) -> tuple[n
         if divisor == 1.0:
             return None
         divisor = 1.0
+    elif variant == "multiplied":  # times √d_k instead of divided by it
+        if t.problem.scale is not True:
+            return None
+        divisor = 1.0 / divisor
     elif variant == "sqrt_d_model":
         if t.problem.scale is not True or t.dims.d_model == t.dims.d_k:
             return None
@@ -202,9 +206,19 @@ def _softmax_bound(w: np.ndarray, eps: np.ndarray) -> np.ndarray:
 
 
 def _output(work: Work, head: int, variant: str | None) -> Redo | None:
-    if variant is not None:
-        return None
     w, v = work.own((head, "weights")), work.own((head, "v"))
+    if variant == "k_for_v":  # the weights times K: the keys taken for the values
+        v = work.own((head, "k"))
+        if v.values.shape != work.own((head, "v")).values.shape:
+            return None
+    elif variant == "weights_transposed":  # W^T · V: each column of the weights used as a row
+        if work.t.query is not None or w.values.shape[0] != w.values.shape[1]:
+            return None
+        from attntrace.homework.marking import Own
+
+        w = Own(w.values.T, w.eps.T)
+    elif variant is not None:
+        return None
     unit = 0.5 * 10.0 ** -min(work.precision, 12)
     bound = np.abs(w.values) @ v.eps + w.eps @ np.abs(v.values) + w.eps @ v.eps + unit * w.values.shape[1]
     products = round_half_up(w.values[:, :, None] * v.values[None, :, :], min(work.precision, 8)).sum(axis=1)
