@@ -4,10 +4,12 @@ import csv
 import json
 import math
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from attntrace.model.problem import Problem
 from tests import hand
 from tests.conftest import SAMPLES
 
@@ -545,3 +547,15 @@ def test_numbers_rounded_to_fewer_decimals_than_the_sheet_asks_are_named(attntra
     assert f"the numbers were rounded to {fewer} {unit}, not the {asked} the sheet asks for" in report["diagnosis"]
     _, report, _ = _mark(attntrace, tmp_path, ONE, {**hand.sheet(ONE, asked), "precision": asked})
     assert report["diagnosis"] is None
+
+
+def test_a_repeated_token_is_labelled_with_its_position_so_every_cell_has_its_own_name(attntrace, tmp_path):
+    problem = {**ONE, "tokens": ["猫", "猫", "猫"]}
+    assert Problem(x=np.eye(4), tokens=("猫", "猫", "猫·2", "猫")).labels == ("猫", "猫·2", "猫·2·3", "猫·4")
+    sheet = hand.sheet(problem, 2, slip=(1, "weights", 0, 1, 0.2))
+    r, report, _ = _mark(attntrace, tmp_path, problem, sheet)
+    weights = next(i for i in report["items"] if i["key"] == "weights")
+    assert [c["name"] for c in weights["cells"]] == ["weights[猫 → 猫·2]"]
+    doc = json.loads(attntrace("run", tmp_path / "problem.json", "--format", "json").out)
+    assert doc["tokens"] == ["猫", "猫·2", "猫·3"]
+    assert json.loads(attntrace("run", "-", "--format", "json", input=json.dumps(doc)).out)["tokens"] == doc["tokens"]

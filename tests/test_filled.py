@@ -157,8 +157,8 @@ def test_a_wide_worksheet_filled_in_by_hand_reads_back(attntrace, tmp_path, fmt)
     assert np.isnan(sheet.cells[(1, "q")][[0, 2]]).all()
 
 
-def test_runs_of_columns_with_repeated_labels_are_told_apart_by_their_cells(attntrace, tmp_path):
-    """"(columns a to a)" could end at any column labelled a: the row's cells say which"""
+def test_runs_of_columns_with_repeated_tokens_are_told_apart_by_their_labels(attntrace, tmp_path):
+    """a repeated token is labelled with its position ("a·7"), so a run of columns names where it ends"""
     n = 12
     problem = {"name": "repeats", "tokens": ["ab" if i % 2 else "a" for i in range(n)],
                "x": [[i % 3, 1 - i % 2] for i in range(n)], **{w: [[1, 0], [0, 1]] for w in ("w_q", "w_k", "w_v")}}
@@ -167,7 +167,7 @@ def test_runs_of_columns_with_repeated_labels_are_told_apart_by_their_cells(attn
     scores = values(carried(path, 2, query=1), (1, "scores"))
     typed = [f"{v:.2f}" for v in scores[0]]
     blank = printed(attntrace, path, "plain", key=False, query=1)
-    assert "(columns a to a)" in blank
+    assert "(columns a to a·7)" in blank and "(columns ab·8 to ab·12)" in blank
     text = edit_cells(blank, "plain", lambda title, label, cell: typed.pop(0) if "q1 · k_j" in title else cell)
     assert typed == []
     np.testing.assert_allclose(parse(text, path).cells[(1, "scores")], scores, atol=1e-9)

@@ -89,13 +89,31 @@ class Problem:
 
     @cached_property  # asked for by every table of a trace: made once
     def labels(self) -> tuple[str, ...]:
-        return self.tokens or tuple(f"x{i + 1}" for i in range(len(self.x)))
+        """the inputs' row labels: the tokens, a repeated one told apart ("the", "the·3"), or x1, x2, ..."""
+        return unique_labels(self.tokens) if self.tokens else tuple(f"x{i + 1}" for i in range(len(self.x)))
 
     @cached_property
     def key_labels(self) -> tuple[str, ...]:
         if self.source is None:
             return self.labels
-        return self.source_tokens or tuple(f"s{j + 1}" for j in range(len(self.source)))
+        return unique_labels(self.source_tokens) if self.source_tokens else tuple(
+            f"s{j + 1}" for j in range(len(self.source)))
+
+
+SUFFIX = "·"  # between a repeated token and its position: "the", "the·8"
+
+
+def unique_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """each token as itself the first time, then with "·" and its position (from 1, as --input counts); never equal"""
+    used: set[str] = set()
+    labels = []
+    for i, token in enumerate(tokens):
+        label = token
+        while label in used:  # a token spelled like an earlier label ("the·8") takes one more suffix
+            label = f"{label}{SUFFIX}{i + 1}"
+        used.add(label)
+        labels.append(label)
+    return tuple(labels)
 
 
 def _array(value: Any, key: str, ndim: int) -> np.ndarray | None:

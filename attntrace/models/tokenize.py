@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from attntrace.errors import AttntraceError
+from attntrace.model.problem import unique_labels
 from attntrace.models import INSTALL
-
-SUFFIX = "·"  # between a repeated token and its position: "the", "the·8"
 
 
 @dataclass(frozen=True)
@@ -31,19 +30,6 @@ class Encoding:
     def special_names(self) -> tuple[str, ...]:
         """the special tokens the tokenizer added, each once, in order"""
         return tuple(dict.fromkeys(t for t, flag in zip(self.tokens, self.special) if flag))
-
-
-def unique_labels(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    """each token as itself the first time, then with "·" and its position (from 1, as --input counts); never equal"""
-    used: set[str] = set()
-    labels = []
-    for i, token in enumerate(tokens):
-        label = token
-        while label in used:  # a token spelled like an earlier label ("the·8") takes one more suffix
-            label = f"{label}{SUFFIX}{i + 1}"
-        used.add(label)
-        labels.append(label)
-    return tuple(labels)
 
 
 def together(names: tuple[str, ...]) -> str:
