@@ -257,7 +257,7 @@ MALFORMED = {
     "too few columns": ({"heads": [{"head": 1, "q": [[0.1]] * 3}]}, "q has 1 column, expected 2: d_k"),
     "a head the problem lacks": ({"heads": [{"head": 3}]}, "gives head 3, but the problem has 1 head"),
     "a head twice": ({"heads": [{"head": 1}, {"head": 1}]}, "given twice"),
-    "ragged rows": ({"output": [[1, 2], [3]]}, "row 2 has 1 values"),
+    "ragged rows": ({"output": [[1, 2], [3]]}, "row 2 has 1 value,"),
     "not an object": ([1, 2], "an answer sheet is a JSON object"),
 }
 

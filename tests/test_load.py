@@ -50,9 +50,9 @@ BAD_JSON = {
     "w_v rows": (_with(w_v=[[1, 0]] * 5), ["w_v has 5 rows but x has 4 columns"]),
     "source cols": (_with(source=[[1, 2]]), ["w_k has 4 rows but source has 2 columns"]),
     "b_q size": (_with(b_q=[1, 2]), ["b_q has 2 values but d_k = 3"]),
-    "b_v size": (_with(b_v=[1]), ["b_v has 1 values but d_v = 3"]),
+    "b_v size": (_with(b_v=[1]), ["b_v has 1 value but d_v = 3"]),
     "w_o rows": (_with(w_o=[[1]] * 2), ["w_o has 2 rows but the concatenated heads have 3 columns"]),
-    "b_o size": (_with(w_o=[[1]] * 3, b_o=[1, 2]), ["b_o has 2 values but w_o has 1 columns"]),
+    "b_o size": (_with(w_o=[[1]] * 3, b_o=[1, 2]), ["b_o has 2 values but w_o has 1 column"]),
     "b_o alone": (_with(b_o=[1, 2, 3]), ["b_o is set but w_o is not"]),
     "heads divide": (_with(heads=2), ["heads = 2 does not divide d_k = 3"]),
     "heads zero": (_with(heads=0), ["heads = 0 must be a whole number of at least 1"]),
@@ -240,7 +240,7 @@ def test_a_literal_in_a_directory_settings_file_names_its_cell(attntrace, tmp_pa
 def test_csv_ragged_rows(attntrace, tmp_path):
     d = _csv_dir(tmp_path, x_csv="1,2\n3\n")
     r = attntrace("run", d)
-    assert r.code == 1 and "x.csv line 2: x has 1 values, the first row has 2" in r.err
+    assert r.code == 1 and "x.csv line 2: x has 1 value, the first row has 2" in r.err
 
 
 def test_csv_directory_without_x(attntrace, tmp_path):

@@ -49,8 +49,11 @@ def test_a_worksheet_or_a_gradescope_file_never_replaces_its_input(attntrace, tm
     sheet = tmp_path / "s.json"
     sheet.write_text(attntrace("worksheet", p, "--key", "--format", "json").out)
     before = sheet.read_bytes()
-    assert attntrace("check", sheet, p, "--gradescope", sheet).code == 2 and sheet.read_bytes() == before
-    assert attntrace("check", sheet, p, "--gradescope", tmp_path / "g.json", "--gradebook", tmp_path / "g.json").code == 2
+    r = attntrace("check", sheet, p, "--gradescope", sheet)
+    assert r.code == 2 and sheet.read_bytes() == before
+    assert r.err == f"attntrace: --gradescope {sheet} is the input {sheet}; give --gradescope another file\n"
+    r = attntrace("check", sheet, p, "--gradescope", tmp_path / "g.json", "--gradebook", tmp_path / "g.json")
+    assert r.code == 2 and "--gradebook" in r.err and "is the file of --gradescope too" in r.err
 
 
 def _leftovers(folder):

@@ -243,7 +243,7 @@ def run(file: FileArg = None, fmt: FormatOpt = None, precision: PrecisionOpt = 4
         colour: ColourOpt = Colour.auto, x: XOpt = None, w_q: WqOpt = None, w_k: WkOpt = None, w_v: WvOpt = None,
         export_svg: SvgOpt = None, export_html: HtmlOpt = None, theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False) -> None:
     """The eight steps for every input."""
-    distinct([output, export_svg, export_html], [file, x, w_q, w_k, w_v])
+    distinct({"-o": output, "--export-svg": export_svg, "--export-html": export_html}, [file, x, w_q, w_k, w_v])
     opts = _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_)
     tracing.run(_env(), file, opts, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v},
                 _settings(scale, scale_by, mask, window, heads, padding), carry_rounding)
@@ -262,7 +262,7 @@ def step(file: FileArg = None, input_: InputOpt = ..., fmt: FormatOpt = None,  #
         raise typer.BadParameter(f"'{fmt.value}' is not one of {', '.join(repr(f.value) for f in TextFormat)}: "
                                  "the arithmetic is words (for every number, --format json without --explain)",
                                  param_hint="'--format'")
-    distinct([output, export_svg, export_html], [file, x, w_q, w_k, w_v])
+    distinct({"-o": output, "--export-svg": export_svg, "--export-html": export_html}, [file, x, w_q, w_k, w_v])
     opts = _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_)
     tracing.step(_env(), file, input_, opts, {"x": x, "w_q": w_q, "w_k": w_k, "w_v": w_v},
                  _settings(scale, scale_by, mask, window, heads, padding), carry_rounding, explain)
@@ -301,7 +301,7 @@ def experiment(
 
     if name not in experiments.NAMES:
         raise typer.BadParameter(f'"{name}" is not one of {", ".join(experiments.NAMES)}', param_hint="NAME")
-    distinct([output, export_svg, export_html], [file])
+    distinct({"-o": output, "--export-svg": export_svg, "--export-html": export_html}, [file])
     env = _env()
     problem = _problem(file, env)
     show(env, Document(experiment_steps(experiments.run(name, problem)), title=problem.name),
@@ -430,7 +430,8 @@ def check(
     if gradescope is not None and len(sheet_paths) > 1:
         raise typer.BadParameter(f"Gradescope's results.json is for one sheet; {len(sheet_paths)} were given "
                                  "(use --gradebook for a class)", param_hint="--gradescope")
-    distinct([gradescope, gradebook], [*sheet_paths, problem_path, *(classroom.beside(s) for s in sheet_paths)])
+    distinct({"--gradescope": gradescope, "--gradebook": gradebook},
+             [*sheet_paths, problem_path, *(classroom.beside(s) for s in sheet_paths)])
     marked = classroom.mark(sheet_paths, problem_path, lambda source: _problem(
         source, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads, padding=padding), rule,
         keep_going=len(sheet_paths) > 1)
@@ -492,7 +493,7 @@ def worksheet(
     """An exercise: the problem, then a blank table for each step (with --key, the answers)."""
     from attntrace.homework.worksheet import document
 
-    distinct([output], [file])
+    distinct({"-o": output}, [file])
     env = _env()
     problem = _problem(file, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads,
                        padding=padding)
@@ -530,7 +531,7 @@ def assign(
     if str(output) in ("", "."):
         raise typer.BadParameter("give the class folder to write, such as -o class", param_hint="--output")
     students = read_roster(roster)
-    distinct([output / s / name for s in students for name in HANDOUTS], [roster])
+    distinct([("-o", output / s / name) for s in students for name in HANDOUTS], [roster])
     folders = write_class(students, output, design, seed)
     env.message(f"wrote {len(folders)} folder{'s' * (len(folders) != 1)} in {output}: problem.json, worksheet.md, "
                 "key.json and key.md each; "
@@ -634,7 +635,8 @@ def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str],
         raise AttntraceError(f"--who is a view to read, with no {opts.format.upper()} form; for every weight, use "
                              f"--format {opts.format} without --who", exit_code=2)
     directory = where()
-    distinct([extract, opts.output, opts.export_svg, opts.export_html], [directory])
+    distinct({"--extract": extract, "-o": opts.output, "--export-svg": opts.export_svg,
+              "--export-html": opts.export_html}, [directory])
     env = _env()
     with env.progress(f"loading {name} and running it up to layer {layer}…"):
         sentence_at = entering(directory, name, sentence, layer, head, model_type)

@@ -144,8 +144,10 @@ def _terminated_as_exception() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def distinct(outputs: Iterable[Path | None], inputs: Iterable[str | Path | None]) -> None:
-    """an output that is one of the inputs, or another output, is a usage error before anything is computed"""
+def distinct(outputs: dict[str, Path | None] | Iterable[tuple[str, Path | None]],
+             inputs: Iterable[str | Path | None]) -> None:
+    """an output that is one of the inputs, or another output, is a usage error before anything is computed; outputs
+    are named by the option that gives them ("-o", "--gradebook")"""
     inputs = list(inputs)
     seen: dict[str, str] = {}
     for item in inputs:
@@ -156,16 +158,17 @@ def distinct(outputs: Iterable[Path | None], inputs: Iterable[str | Path | None]
             seen[_key(file)] = f"the input {file}"
     folders = {str(Path(item).resolve()): str(item) for item in inputs if item is not None and str(item) != "-"
                and any((Path(item) / name).exists() for name in ("x.csv", "x.npy"))}  # a problem's own folder
-    for out in outputs:
+    for option, out in (outputs.items() if isinstance(outputs, dict) else outputs):
         if out is None or _replaced(out) is None:
             continue
         inside = folders.get(str(out.resolve().parent))
         if inside is not None:
-            raise AttntraceError(f"{out} is inside the input directory {inside}; write it elsewhere", exit_code=2)
+            raise AttntraceError(f"{option} {out} is inside the input directory {inside}; write it elsewhere",
+                                 exit_code=2)
         key = _key(out)
         if key in seen:
-            raise AttntraceError(f"{out} is {seen[key]}; write to another file", exit_code=2)
-        seen[key] = f"also another output ({out})"
+            raise AttntraceError(f"{option} {out} is {seen[key]}; give {option} another file", exit_code=2)
+        seen[key] = f"the file of {option} too"
 
 
 def _key(path: Path) -> str:

@@ -9,6 +9,7 @@ import numpy as np
 from attntrace.errors import AttntraceError
 from attntrace.files.values import array, quoted
 from attntrace.render.escape import visible
+from attntrace.words import plural
 
 _QUOTED_DECIMAL_COMMA = re.compile(r'"\s*[-+]?\d+,\d+\s*"')
 
@@ -41,7 +42,7 @@ def parse(text: str, name: str, key: str) -> tuple[np.ndarray, str | None]:
     values = []
     for number, row in zip(line_numbers, rows):
         if len(row) != width:
-            raise AttntraceError(f"{name} line {number}: {key} has {len(row)} values, the first row has {width}")
+            raise AttntraceError(f"{name} line {number}: {key} has {plural(len(row), 'value')}, the first row has {width}")
         try:
             values.append([float(c) for c in row])
         except ValueError:

@@ -11,6 +11,7 @@ import numpy as np
 from attntrace.errors import AttntraceError
 from attntrace.files.jsonfile import Literal
 from attntrace.render.escape import visible
+from attntrace.words import plural
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -76,7 +77,7 @@ def matrix(value: Any, key: str) -> np.ndarray:
         raise AttntraceError(f"{key} row 1 is empty")
     for i, row in enumerate(value):
         if len(row) != width:
-            raise AttntraceError(f"{key} row {i + 1} has {len(row)} values, row 1 has {width}")
+            raise AttntraceError(f"{key} row {i + 1} has {plural(len(row), 'value')}, row 1 has {width}")
         if not set(map(type, row)) <= _NUMBERS:
             for j, cell in enumerate(row):
                 if isinstance(cell, list):
@@ -111,7 +112,7 @@ def array(a: np.ndarray, key: str, ndim: int) -> np.ndarray:
     if ndim == 1 and a.ndim == 2 and 1 in a.shape:
         a = a.reshape(-1)
     if ndim == 2 and a.ndim == 1:
-        raise AttntraceError(f"{key} is 1-D with {a.shape[0]} values; it must be 2-D (reshape it to (1, -1) or (-1, 1))")
+        raise AttntraceError(f"{key} is 1-D with {plural(a.shape[0], 'value')}; it must be 2-D (reshape it to (1, -1) or (-1, 1))")
     if a.ndim != ndim:
         raise AttntraceError(f"{key} has {a.ndim} dimensions; expected {ndim}")
     if a.size == 0:

@@ -13,6 +13,7 @@ from attntrace.errors import AttntraceError
 from attntrace.files import csvfile, jsonfile
 from attntrace.files.text import read_text
 from attntrace.model import intermediates
+from attntrace.words import plural
 
 Key = tuple[int | None, str]  # (head from 1, or None for the final output; an intermediate's key)
 
@@ -154,7 +155,7 @@ def matrix(value: Any, where: str) -> np.ndarray:
     out = np.full((len(value), width), np.nan)
     for i, row in enumerate(value):
         if len(row) != width:
-            raise SheetError(f"{where} row {i + 1} has {len(row)} values, row 1 has {width}")
+            raise SheetError(f"{where} row {i + 1} has {plural(len(row), 'value')}, row 1 has {width}")
         for j, cell in enumerate(row):
             if cell is None:
                 continue

@@ -277,7 +277,7 @@ def _checked(problem: Problem) -> Dims:
     for name, b, size, of in (("b_q", problem.b_q, width_q, "d_k"), ("b_k", problem.b_k, width_k, "d_k"),
                               ("b_v", problem.b_v, width_v, "d_v")):
         if b is not None and b.shape[0] != size:
-            raise AttntraceError(f"{name} has {b.shape[0]} values but {of} = {size}")
+            raise AttntraceError(f"{name} has {plural(b.shape[0], 'value')} but {of} = {size}")
     if width_v % kv_heads:
         raise AttntraceError(f"{'kv_heads' if kv_heads != heads else 'heads'} = {kv_heads} does not divide "
                              f"d_v = {width_v}")
@@ -294,7 +294,7 @@ def _checked(problem: Problem) -> Dims:
         if problem.w_o is None:
             raise AttntraceError("b_o is set but w_o is not; give w_o or remove b_o")
         if problem.b_o.shape[0] != d_out:
-            raise AttntraceError(f"b_o has {problem.b_o.shape[0]} values but w_o has {d_out} columns")
+            raise AttntraceError(f"b_o has {plural(problem.b_o.shape[0], 'value')} but w_o has {plural(d_out, 'column')}")
     _check_settings(problem, n, m)
     _check_variants(problem, n, m, width_q // heads)
     return Dims(n, m, d_model, d_src, width_q // heads, width_v // heads, heads, d_out, kv_heads)
@@ -315,7 +315,7 @@ def _check_variants(problem: Problem, n: int, m: int, d_k: int) -> None:
                 raise AttntraceError("rope in cross-attention needs the source's positions: give rope "
                                      '{"source_positions": [...]}, one per source row')
             if len(rope.source_positions) != m:
-                raise AttntraceError(f"rope source_positions has {len(rope.source_positions)} values but source has "
+                raise AttntraceError(f"rope source_positions has {plural(len(rope.source_positions), 'value')} but source has "
                                      f"{m} rows")
         elif rope.source_positions is not None:
             raise AttntraceError("rope source_positions is set but source is not")
