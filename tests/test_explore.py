@@ -230,7 +230,7 @@ def test_drawing_ahead_draws_the_same_lines_and_every_cell_knows_its_line():
         ahead.ahead(b, 100, lambda: paused.append(1))
         assert [list(line) for line in now.lines(a, 100)] == [list(line) for line in b.lines]
         for key, line in a.cells.items():
-            assert any(seg.style is not None and seg.style.meta.get("cell") == key for seg in a.lines[line])
+            assert any(seg.style is not None and seg.style.meta.get("cell") == key for seg in now.line(a, line, 100))
     assert len(paused) > 500  # a pause after every line drawn ahead
 
 

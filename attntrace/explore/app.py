@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rich.cells import cell_len
 from rich.console import Group
 from rich.style import Style
@@ -35,6 +36,7 @@ from attntrace.explore.drawing import SELECTED, CellKey, Drawer, Part, Stop, hig
 from attntrace.explore.state import STEPS, Cell, Session, typed
 from attntrace.render.escape import visible
 from attntrace.render.table import Look
+from attntrace.views.page import Step
 
 HINT = "? keys · q quit"
 KEYS = (
@@ -110,12 +112,16 @@ class Explorer(App[None]):
         gc.unfreeze()  # what is left of the explorer is garbage like any other
 
     def idle(self) -> None:
-        """the screen answered the last key: drawing ahead may go on. What has been drawn is kept for long, so the
-        garbage collector is told to leave it be: it would otherwise walk every kept line now and then, for as long as
-        a key would wait"""
+        """the screen answered the last key: drawing ahead may go on"""
         self.busy_until = 0.0
-        gc.collect(1)
-        gc.freeze()
+        kept()
+
+
+def kept() -> None:
+    """what has been drawn is kept for long, so the garbage collector is told to leave it be: it would otherwise walk
+    every kept line now and then, for as long as a key would wait"""
+    gc.collect(1)
+    gc.freeze()
 
 
 class TraceScreen(Screen[None]):
@@ -199,7 +205,7 @@ class TraceScreen(Screen[None]):
         self.query_one("#panes").set_class(self._below(), "below")
         self.query_one("#steps", Static).update(self._steps(), layout=False)
         width = self._width()
-        parts = self.drawer.step(s.current(), s.precision, width, s.changed())
+        parts = self.drawer.step(s.current(), s.precision, width, s.changed(), near=self.size.height)
         self.query_one("#main", StepView).show(parts, width, s.cell)
         side = self._side_key()
         if side != self.side:
@@ -235,9 +241,11 @@ class TraceScreen(Screen[None]):
         """the side panel goes below the main pane: beside it, it would leave the tables too few columns"""
         return self.size.width - STEPS_WIDTH - SIDE_WIDTH - 4 < MAIN_LEAST
 
-    def _width(self) -> int:
-        """the columns the tables may take in the main pane"""
-        side = SIDE_WIDTH if (self.session.explaining or self.session.tempered) and not self._below() else 0
+    def _width(self, panel: bool | None = None) -> int:
+        """the columns the tables may take in the main pane, with the side panel as it is, or open (True) or closed"""
+        if panel is None:
+            panel = self.session.explaining or self.session.tempered
+        side = SIDE_WIDTH if panel and not self._below() else 0
         return max(20, self.size.width - STEPS_WIDTH - side - 4)
 
     def _side_width(self) -> int:
@@ -245,12 +253,18 @@ class TraceScreen(Screen[None]):
         return max(20, self.size.width - STEPS_WIDTH - 4) if self._below() else SIDE_TEXT
 
     def _draw_ahead(self, width: int) -> None:
-        """draw the steps in a thread while the reader looks at this one, the nearest first; the thread waits while a
-        key is being answered, and stops when the screen asks for another drawing ahead"""
+        """draw the steps in a thread while the reader looks at this one, the nearest first, and what Enter (or t) would
+        show: the selected cell's arithmetic, this step with the side panel opened (or closed); the thread waits while
+        a key is being answered, and stops when the screen asks for another drawing ahead"""
         s, explorer = self.session, self.explorer
         view = s.view()
         order = sorted(range(1, len(view) + 1), key=lambda number: (abs(number - s.step), number < s.step))
-        jobs = [(view[number - 1], s.changed(number)) for number in order]
+        jobs: list[tuple[Step, list[np.ndarray | None], int]] = [(view[number - 1], s.changed(number), width)
+                                                                 for number in order]
+        other = self._width(not (s.explaining or s.tempered))
+        if other != width:  # after the nearest steps
+            jobs.insert(3, (view[s.step - 1], s.changed(), other))
+        arithmetic = s.arithmetic_ahead()
         screenful = self.size.height
         self.ahead += 1
         ahead, precision, drawer = self.ahead, s.precision, self.drawer
@@ -273,12 +287,20 @@ class TraceScreen(Screen[None]):
             sys.setprofile(every_call)  # this thread only: laying out a large table pauses too when a key comes
             try:
                 for first in (True, False):  # the first screenful of each step, then the rest
-                    for step, changed in jobs:
+                    for index, (step, changed, wide) in enumerate(jobs):
+                        if first and index == 3 and arithmetic is not None:
+                            pause()
+                            try:
+                                arithmetic()
+                            except AttntraceError:  # what it cannot be worked out for, Enter says
+                                pass
                         line = 0
-                        for part in drawer.step(step, precision, width, changed, pause):
+                        for part in drawer.step(step, precision, wide, changed, pause, screenful):
                             if (line < screenful) == first:
-                                drawer.ahead(part, width, pause)
+                                drawer.ahead(part, wide, pause, shown=first)
                             line += part.height
+                        pause()
+                        kept()  # what was drawn is kept for long: the collector is told to leave it be, as after a key
             except Stop:
                 pass
             finally:
@@ -452,6 +474,7 @@ class StepView(ScrollView):
         self.starts: list[int] = []  # each part's first line
         self.width = 0
         self.selected: tuple[CellKey, int] | None = None  # the selected cell and its line
+        self.redrawing = False  # the step is to be drawn again
 
     def show(self, parts: list[Part], width: int, cell: Cell | None) -> None:
         """show the parts; when only the selected cell moved, only its old and new lines are drawn again"""
@@ -467,6 +490,9 @@ class StepView(ScrollView):
         self.selected = None
         if cell is not None:
             key = (cell.block, cell.row, cell.col)
+            for part in parts:  # the selected cell's table laid out, if it was only foretold
+                if part.later is not None and part.later.k == cell.block and not self.drawer.settle(part):
+                    self.stale()
             found = next(((start, part.cells[key]) for start, part in zip(self.starts, parts) if key in part.cells), None)
             if found is not None:
                 self.selected = (key, found[0] + found[1])
@@ -477,6 +503,18 @@ class StepView(ScrollView):
             for moved in (before, self.selected):
                 if moved is not None:
                     self.refresh_lines(moved[1])
+
+    def stale(self) -> None:
+        """a table's height was foretold wrong: the step is drawn again, every table laid out as it is drawn"""
+        screen = self.screen
+        if isinstance(screen, TraceScreen) and not self.redrawing:
+            self.redrawing = True
+
+            async def again() -> None:
+                self.redrawing = False
+                await screen.redraw()
+
+            self.call_later(again)
 
     def keep_selected(self) -> None:
         """scroll the selected cell's line into view"""
@@ -495,9 +533,9 @@ class StepView(ScrollView):
             return Strip.blank(self.scrollable_content_region.width, self.rich_style)
         index = bisect_right(self.starts, line) - 1
         part = self.parts[index]
-        lines = self.drawer.lines(part, self.width)
-        at = line - self.starts[index]
-        strip = lines[at] if at < len(lines) else Strip.blank(self.width)
+        strip = self.drawer.line(part, line - self.starts[index], self.width)
+        if part.later is not None and part.later.wrong:
+            self.stale()
         if self.selected is not None and self.selected[1] == line:
             strip = highlighted(strip, self.selected[0])
         width = self.scrollable_content_region.width

@@ -87,9 +87,12 @@ class Session:
 
     def _trace(self, p: Problem, query: int | None) -> Trace:
         """every input (walked through as run does), or one input (from 1) as step does"""
+        return self._traced(p, query, self.decimals)
+
+    def _traced(self, p: Problem, query: int | None, decimals: int | None) -> Trace:
         show = walk_rows(p.dims.n) if query is None else None
-        return self._cached(("trace", id(p), query, self.decimals), p,  # type: ignore[no-any-return]
-                            lambda: trace(p, query=query, show=show, decimals=self.decimals))
+        return self._cached(("trace", id(p), query, decimals), p,  # type: ignore[no-any-return]
+                            lambda: trace(p, query=query, show=show, decimals=decimals))
 
     def _cached(self, key: tuple[Any, ...], p: Problem, make: Callable[[], Any]) -> Any:
         held = self._memo.get(key)
@@ -303,11 +306,24 @@ class Session:
             return [f"{b.title}[{c.row + 1}, {c.col + 1}] = {fixed(b.values[c.row, c.col], self.precision)} is given, "
                     "not computed: e changes it"]
         query, wanted = self._where(b, c)
-        steps = self._cached(("explain", id(self.problem), query, self.precision, self.decimals), self.problem,
-                             lambda: explain_steps(self._trace(self.problem, query), self.precision))
+        steps = self._explained(self.problem, query, self.precision, self.decimals)
         texts = [item.text for s in steps for item in s.items if isinstance(item, Note)]
         legend = [text for text in texts if " = " not in text and not text.startswith(("score", "head"))]
         return [text for text in texts if wanted(text)] + [""] + legend
+
+    def arithmetic_ahead(self) -> Callable[[], object] | None:
+        """what the selected cell's arithmetic is worked out from, to be worked out meanwhile (on another thread, say)
+        so that Enter finds it; None when there is nothing to work out"""
+        if self.cell is None or self.step <= 2:
+            return None
+        query, _ = self._where(self.blocks()[self.cell.block], self.cell)
+        p, precision, decimals = self.problem, self.precision, self.decimals
+        return lambda: self._explained(p, query, precision, decimals)
+
+    def _explained(self, p: Problem, query: int, precision: int, decimals: int | None) -> list[Step]:
+        """explain's steps for an input (from 1)"""
+        return self._cached(("explain", id(p), query, precision, decimals), p,  # type: ignore[no-any-return]
+                            lambda: explain_steps(self._traced(p, query, decimals), precision))
 
     def _where(self, b: Block, c: Cell) -> tuple[int, Callable[[str], bool]]:
         """the input (from 1) whose arithmetic holds the cell, and which of its lines are the cell's"""

@@ -1,0 +1,212 @@
+"""attntrace explore on a large problem: a matrix laid out only when first shown (its height foretold exactly), each
+line given its cells' places when first shown and kept, and what Enter shows worked out ahead."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attntrace.explore import drawing, state
+from attntrace.explore.app import StepView
+from attntrace.explore.drawing import Drawer
+from attntrace.explore.state import Cell, Session
+from attntrace.model.contract import dumps, problem_to_dict
+from attntrace.model.generate import random_problem
+from attntrace.render.table import Look
+from attntrace.views.page import Block
+from tests.test_explore import drive, main_lines, page, press, tables_run
+
+WIDTH = 100
+
+
+def tokens64(d_model: int = 8):
+    return random_problem(n=64, d_model=d_model, init="normal", seed=3)
+
+
+def _chars(line) -> list[tuple[str, object, object]]:
+    """a line a character at a time, with its style (without its meta) and its meta"""
+    return [(ch, str(seg.style) if seg.style else None, seg.style.meta if seg.style else {})
+            for seg in line for ch in seg.text]
+
+
+def test_a_large_matrix_is_laid_out_only_when_one_of_its_lines_is_first_shown():
+    s = Session(tokens64())
+    s.go(8)  # scores, weights (both 64 x 64) and the output
+    drawer = Drawer()
+    parts = drawer.step(s.current(), 4, WIDTH, s.changed(), near=50)
+    laid = [part for part in parts if part.later is None]
+    foretold = [part for part in parts if part.later is not None]
+    assert {part.later.k for part in foretold} == {1}  # the weights; the scores start on the first screen
+    assert all(part.renderable is None and part.lines is None for part in foretold)
+    line = 0
+    for part in parts:  # a screen of 50 lines at the top
+        if line < 50:
+            for at in range(min(part.height, 50 - line)):
+                drawer.line(part, at, WIDTH)
+        line += part.height
+    assert all(part.renderable is None for part in foretold)
+    assert any(part.lines is None for part in laid)  # the scores' later tables are not drawn either
+    drawer.lines(foretold[-1], WIDTH)
+    assert all(part.renderable is not None for part in foretold)  # one line of the weights lays every table out
+    assert sum(part.height for part in parts) == sum(part.height for part in Drawer().step(s.current(), 4, WIDTH,
+                                                                                          s.changed(), near=10**6))
+
+
+def _exactly(b: Block, precision: int, prefix: str, width: int, look: Look) -> None:
+    """the matrix foretold is the matrix laid out: the same parts, as tall, drawing the same lines"""
+    foretelling, laying = Drawer(look), Drawer(look)
+    laying.foretell = False
+    foretold = foretelling.block(b, 0, prefix, precision, width, None)
+    laid = laying.block(b, 0, prefix, precision, width, None)
+    assert [part.height for part in foretold] == [part.height for part in laid]
+    for mine, real in zip(foretold, laid):
+        assert [_chars(foretelling.line(mine, at, width)) for at in range(mine.height)] == \
+               [_chars(laying.line(real, at, width)) for at in range(real.height)]
+        assert mine.cells == real.cells
+    assert foretelling.foretell
+
+
+LABELS = st.text(st.sampled_from("abcxyz 我😀é·-_"), min_size=1, max_size=30)
+
+
+@settings(max_examples=30, deadline=None)
+@given(rows=st.integers(1, 64), cols=st.integers(1, 70), kind=st.sampled_from(["x", "q", "scores", "weights", "output"]),
+       precision=st.integers(0, 6), width=st.integers(20, 200), scale=st.sampled_from([1e-3, 1.0, 1e4]),
+       ascii=st.booleans(), masked=st.booleans(), data=st.data())
+def test_a_foretold_matrix_is_exactly_the_matrix_laid_out(rows, cols, kind, precision, width, scale, ascii, masked,
+                                                          data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 1000)))
+    values = rng.normal(size=(rows, cols)) * scale
+    if masked:
+        values[rng.random(size=values.shape) < 0.2] = -np.inf
+    labels = tuple(data.draw(st.lists(LABELS, min_size=rows, max_size=rows)))
+    heads = tuple(data.draw(st.lists(LABELS, min_size=cols, max_size=cols)))
+    title = data.draw(st.sampled_from(["scores = Q K^T", "w(3, j) = softmax over j of score(3, j) / sqrt(d_k) and "
+                                                         "a long title that wraps on a narrow screen"]))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(drawing, "LATER", 1)  # every matrix foretold, however small
+        _exactly(Block(title, kind, labels, heads, values), precision, data.draw(st.sampled_from(["", "head 2 · "])),
+                 width, Look(ascii=ascii))
+
+
+@pytest.mark.parametrize("width", [132, 30])
+def test_every_table_of_a_64_token_step_8_is_foretold_exactly(width):
+    s = Session(random_problem(n=64, d_model=16, d_k=8, d_v=8, init="normal", seed=0))
+    s.go(8)
+    for b in s.blocks():
+        _exactly(b, 4, s.current().prefix, width, Look())
+
+
+def test_a_matrix_that_hides_rows_is_laid_out_at_once():
+    s = Session(random_problem(n=65, d_model=2, init="normal", seed=2))
+    s.go(8)
+    assert all(part.later is None for part in Drawer().step(s.current(), 4, WIDTH, s.changed()))
+
+
+def test_a_line_is_given_its_cells_places_once_and_as_rich_gives_them():
+    s = Session(tokens64())
+    s.go(8)
+    drawer, stylized = Drawer(), Drawer()
+    for mine, theirs in zip(drawer.step(s.current(), 4, WIDTH, s.changed()),
+                            stylized.step(s.current(), 4, WIDTH, s.changed())):
+        lines = drawer.lines(mine, WIDTH)
+        assert all(seg.style is None or "cell" not in seg.style.meta for line in lines for seg in line)  # drawn bare
+        shown = [drawer.line(mine, at, WIDTH) for at in range(mine.height)]
+        assert all(drawer.line(mine, at, WIDTH) is shown[at] for at in range(mine.height))  # kept
+        stylized.lines(theirs, WIDTH)
+        if theirs.places:
+            stylized._placed_by_rich(theirs, WIDTH)  # each cell's text styled with its place, then drawn by rich
+        assert [_chars(line) for line in shown] == [_chars(stylized.line(theirs, at, WIDTH))
+                                                   for at in range(theirs.height)]
+        for key, at in mine.cells.items():
+            assert any(seg.style is not None and seg.style.meta.get("cell") == key for seg in shown[at])
+
+
+def test_cells_not_where_a_simple_table_has_them_get_their_places_from_rich():
+    s = Session(tokens64())
+    s.go(3)
+    drawer = Drawer()
+    part = next(part for part in drawer.step(s.current(), 4, WIDTH, s.changed()) if part.places)
+    drawer.lines(part, WIDTH)
+    assert part.places is not None
+    key, line, column, text = part.places[0]
+    part.places[0] = (key, line, column + 1, text)  # as if the table were laid out otherwise
+    assert any(seg.style is not None and seg.style.meta.get("cell") == key for seg in drawer.line(part, line, WIDTH))
+    assert part.marks == {}  # every line drawn again, the places in them
+
+
+def test_a_height_foretold_wrong_draws_the_step_again_as_run_draws_it(attntrace, tmp_path, monkeypatch):
+    problem = tokens64()
+    path = tmp_path / "p64.json"
+    path.write_text(dumps(problem_to_dict(problem)), encoding="utf-8")
+    run = tables_run(attntrace, path)
+    foretold = Drawer._foretold
+
+    def wrong(self, *args):
+        parts = foretold(self, *args)
+        if parts:
+            parts[-1].height += 1
+        return parts
+
+    monkeypatch.setattr(Drawer, "_foretold", wrong)
+
+    async def script(pilot, app):
+        await press(pilot, *["right"] * 7)
+        main = app.screen.query_one("#main", StepView)
+        start = next(at for at, part in zip(main.starts, main.parts) if part.later is not None)
+        main.scroll_to(y=start, animate=False)  # the weights' first lines
+        await pilot.pause()
+        await pilot.pause()
+        assert not main.drawer.foretell and all(part.later is None for part in main.parts)
+        lines, top = main_lines(app), int(main.scroll_offset.y)
+        assert len(lines) > 3
+        assert lines == page(run, app.session.current().heading, top + len(lines))[top:]
+
+    drive(script, problem)
+
+
+def test_the_arithmetic_worked_out_ahead_is_what_enter_shows(monkeypatch):
+    s, fresh = Session(tokens64()), Session(tokens64())
+    for session in (s, fresh):
+        session.go(5)
+        session.select(Cell(0, 0, 7))
+    work = s.arithmetic_ahead()
+    assert work is not None
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    expected = fresh.arithmetic()
+
+    def refused(*args, **kwargs):
+        raise AssertionError("worked out again")
+
+    monkeypatch.setattr(state, "explain_steps", refused)
+    assert s.arithmetic() == expected
+    s.go(1)
+    assert s.arithmetic_ahead() is None  # a given number: nothing to work out
+
+
+def test_drawing_ahead_readies_step_8_with_the_panel_open_and_its_arithmetic(monkeypatch):
+    async def script(pilot, app):
+        await press(pilot, *["right"] * 7)
+        await app.workers.wait_for_complete()
+
+        def refused(*args, **kwargs):
+            raise AssertionError("worked out when the key came")
+
+        monkeypatch.setattr(drawing, "tables", refused)
+        monkeypatch.setattr(state, "explain_steps", refused)
+        await press(pilot, "enter")
+        assert app.session.explaining and "score(1,1)" in " ".join(main_lines(app) + [_side(app)])
+
+    drive(script, random_problem(n=64, d_model=16, d_k=8, d_v=8, init="normal", seed=0), draw_ahead=True)
+
+
+def _side(app) -> str:
+    from tests.test_explore import side_text
+
+    return side_text(app)
