@@ -122,7 +122,7 @@ def test_extract_writes_a_problem_that_traces_the_same(attntrace, tmp_path):
     (["--layer", "0"], "--layer 0 is out of range; this model has layers 1 to 6", 2),
     (["--layer", "7"], "layers 1 to 6", 2),
     (["--head", "13"], "--head 13 is out of range; this model has heads 1 to 12", 2),
-    (["--input", "99"], "inputs 1 to 15", 1),
+    (["--input", "99"], "inputs 1 to 15", 2),  # any option out of range is a usage error
 ])
 def test_out_of_range_numbers_are_clear_errors(attntrace, args, message, code):
     r = attntrace("bert", SENTENCE, *args)

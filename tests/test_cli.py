@@ -43,7 +43,8 @@ def test_step_shows_a_reminder_then_steps_4_to_7_only(attntrace):
 @pytest.mark.parametrize("n", ["0", "4", "-1"])
 def test_step_input_out_of_range_is_a_clear_error(attntrace, n):
     r = attntrace("step", "--input", n)
-    assert r.code == 1 and "inputs 1 to 3" in r.err and r.out == ""
+    # an option out of range is a usage error, as --layer and --head are
+    assert r.code == 2 and "inputs 1 to 3" in r.err and r.out == ""
 
 
 def test_step_needs_input(attntrace):

@@ -774,7 +774,7 @@ def test_the_command_opens_the_problem_with_its_options(attntrace, terminal, mon
     assert opened["look"].ascii and opened["stem"] == "scaled"
     assert attntrace("explore").code == 0 and opened["session"].problem.name == "worked example"
     r = attntrace("explore", "--input", "9")
-    assert r.code == 1 and r.err == "attntrace: --input 9 is out of range; this problem has inputs 1 to 3\n"
+    assert r.code == 2 and r.err == "attntrace: --input 9 is out of range; this problem has inputs 1 to 3\n"
 
 
 def test_the_command_passes_the_exit_status_on(attntrace, terminal, monkeypatch):

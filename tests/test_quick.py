@@ -59,13 +59,13 @@ def test_a_terminal_gets_the_same_coloured_tables_either_way(argv):
     assert quick == typer_read
 
 
-@pytest.mark.parametrize("argv", [
-    ["run", "missing.json"], ["step", "--input", "9"], ["step", "--input", "0", SCALED], ["run", "-"],
-], ids=" ".join)
-def test_failures_on_the_quick_path_are_typers_one_line_and_status(argv):
+@pytest.mark.parametrize("argv, status", [
+    (["run", "missing.json"], 1), (["step", "--input", "9"], 2), (["step", "--input", "0", SCALED], 2), (["run", "-"], 1),
+], ids=lambda value: " ".join(value) if isinstance(value, list) else str(value))
+def test_failures_on_the_quick_path_are_typers_one_line_and_status(argv, status):
     assert recognise(argv) is not None
     quick, typer_read = both(argv, stdin="{not json")
-    assert quick[0] == 1 and quick[1] == "" and quick[2].count("\n") == 1 and quick[2].startswith("attntrace: ")
+    assert quick[0] == status and quick[1] == "" and quick[2].count("\n") == 1 and quick[2].startswith("attntrace: ")
     assert quick == typer_read
 
 

@@ -19,9 +19,10 @@ EXPECTED = (AttntraceError, MemoryError, UnicodeEncodeError, OSError)  # what fa
 
 def failure(env: Environment, error: BaseException) -> int:
     """an expected failure (one of EXPECTED) said in one line on stderr; its exit status"""
-    if isinstance(error, OutOfRange):
-        return fail(env, error.as_option(OPTIONS[error.name]) if error.name in OPTIONS else str(error),
-                    error.exit_code)
+    if isinstance(error, OutOfRange):  # an option's value out of range is a usage error, as any bad option value
+        if error.name in OPTIONS:
+            return fail(env, error.as_option(OPTIONS[error.name]), ExitStatus.USAGE)
+        return fail(env, str(error), error.exit_code)
     if isinstance(error, AttntraceError):
         return fail(env, str(error), error.exit_code)
     if isinstance(error, BrokenPipeError):
