@@ -1,13 +1,21 @@
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import settings
 
 from attntrace import cli
 from attntrace.cli.terminal import Environment
+
+# the same examples on every run and machine, so a result can be reproduced; HYPOTHESIS_PROFILE=explore draws new
+# ones each run, to look for what the fixed ones miss
+settings.register_profile("fixed", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"

@@ -376,3 +376,9 @@ def test_an_error_quoting_a_files_text_is_shown_never_obeyed(attntrace, tmp_path
     path.write_text('{"x": [[1]], "\\u001b[31mred": 1}', encoding="utf-8")
     r = attntrace("run", path)
     assert r.code == 1 and "\x1b" not in r.err and r.err.count("\n") == 1
+
+
+def test_a_note_with_a_quote_after_a_comma_stays_one_csv_line():
+    out = csvfmt.render_step(_step([""], [""], "", ',"'), 2)
+    parsed = [row for row in csv.reader(io.StringIO(out)) if row]
+    assert parsed[-2:] == [['# note: ,"'], ['# note: ,"']]  # each note one cell on its own line, not run together

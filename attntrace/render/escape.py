@@ -45,11 +45,12 @@ def _runs(text: str) -> bool:
 
 def comment(text: str) -> str:
     """a CSV line "# text" (a title or a note): as it is, unless a spreadsheet would find a formula cell in it (after a
-    comma, say); then quoted as one cell, which starts with # and so is never a formula"""
+    comma, say) or a quote opening a cell that would run on into the next lines; then quoted as one cell, which
+    starts with # and so is never a formula"""
     import csv  # only CSV output needs it
 
     line = "# " + visible(text)
     fields = next(csv.reader([line]))
-    if not any(map(_runs, fields)):
+    if ',"' not in line and not any(map(_runs, fields)):  # a quote right after a comma opens a quoted cell
         return line
     return '"' + line.replace('"', '""') + '"'
