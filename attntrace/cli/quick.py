@@ -36,9 +36,9 @@ def recognise(argv: Sequence[str]) -> Callable[[Environment], int] | None:
     if (fmt is not None and fmt not in FORMATS) or not _whole(precision) or int(precision) > TOP_PRECISION:
         return None
     if command == "run" and query is None:
-        return lambda env: _run(env, file, fmt, int(precision))
+        return lambda env: _traced(env, file, None, fmt, int(precision))
     if command == "step" and query is not None and _whole(query):
-        return lambda env: _step(env, file, int(query), fmt, int(precision))
+        return lambda env: _traced(env, file, int(query), fmt, int(precision))
     return None
 
 
@@ -46,17 +46,13 @@ def _whole(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-def _run(env: Environment, file: str | None, fmt: str | None, precision: int) -> int:
+def _traced(env: Environment, file: str | None, query: int | None, fmt: str | None, precision: int) -> int:
+    """run (query None) or step --input query, as typer's reading of the same line calls them"""
     from attntrace.cli import tracing
     from attntrace.cli.output import OutputOptions
 
-    tracing.run(env, file, OutputOptions(fmt, precision))
-    return 0
-
-
-def _step(env: Environment, file: str | None, query: int, fmt: str | None, precision: int) -> int:
-    from attntrace.cli import tracing
-    from attntrace.cli.output import OutputOptions
-
-    tracing.step(env, file, query, OutputOptions(fmt, precision))
+    if query is None:
+        tracing.run(env, file, OutputOptions(fmt, precision))
+    else:
+        tracing.step(env, file, query, OutputOptions(fmt, precision))
     return 0

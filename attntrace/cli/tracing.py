@@ -3,14 +3,14 @@ trace it, show its steps. Free of typer, so commands.py and quick.py call the sa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from attntrace.cli.output import OutputOptions, show
 from attntrace.cli.terminal import Environment
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.render.document import Document
 
-Matrices = dict[str, "str | None"]  # --x, --w-q, --w-k, --w-v: a matrix file each, or None
+Matrices = dict[str, Optional[str]]  # --x, --w-q, --w-k, --w-v: a matrix file each, or None
 
 
 def problem(file: str | None, env: Environment, matrices: Matrices | None = None,
