@@ -46,7 +46,8 @@ numbers = st.one_of(
 )
 strings = st.one_of(
     st.text(max_size=6).map(lambda s: json.dumps(s, ensure_ascii=False)),
-    st.sampled_from(['"\\ud800"', '"a:b"', '"\\u003a"', '"\\u003A"', '"\\"x\\": 1"', '"\\n"', '"\u2028"']),
+    st.sampled_from(['"\\ud800"', '"a:b"', '"\\u003a"', '"\\u003A"', '"\\"x\\": 1"', '"\\n"', '"\u2028"', '"[a"',
+                     '"\\u005b"', '"\\u005B"']),
 )
 
 
@@ -80,6 +81,9 @@ def test_any_text_parses_or_fails_as_strict_does(text):
     '{"x": [[1, NaN]]}', '{"x": [[1, 1e999]]}', '{"tokens": ["\\ud800"]}', '{"x": [[12345678901234567890123]]}',
     '{"tokens": [12345678901234567890123, -9223372036854775809]}', "[" * 995 + "]" * 995, "[1, " * 995 + "]" * 995,
     '{"x": [[1]]', "", "  ", '{"x": [[1]]} x',
+    '{"x": [[1, ' + "[" * 1000 + "]" * 1000 + "]]}",  # deeper than strict reads, inside a row that starts with a number
+    '{"x": [[1, ' + "[" * 1000 + "]" * 1000 + '], ["\\u005b"]]}',  # ... with an escaped bracket to even the count
+    '{"x": [[1, ' + "[" * 1000 + "]" * 1000 + '], ["a["]]}',
 ])
 def test_what_strict_refuses_or_keeps_exactly(text):
     _agree(text)

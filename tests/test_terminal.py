@@ -91,6 +91,24 @@ def test_a_closed_pipe_ends_quietly(tmp_path):
     assert err == "" and proc.returncode == 0
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a pipe's size is set by Linux's F_SETPIPE_SZ")
+def test_a_piped_stdout_is_given_a_larger_pipe():
+    import fcntl
+
+    read_end, write_end = os.pipe()
+    size = lambda: fcntl.fcntl(read_end, getattr(fcntl, "F_GETPIPE_SZ", 1032))  # noqa: E731
+    try:
+        before = size()
+        with os.fdopen(write_end, "wb") as out:
+            proc = subprocess.run([sys.executable, "-m", "attntrace", "run", "--format", "json"], stdout=out,
+                                  stderr=subprocess.PIPE, cwd=ROOT, timeout=30)
+        assert proc.returncode == 0 and proc.stderr == b""
+        assert before < size() == 1 << 20
+        assert json.loads(os.read(read_end, 1 << 20))["format"] == 1
+    finally:
+        os.close(read_end)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="shell pipe")
 def test_head_pipeline_is_quiet(tmp_path):
     path = tmp_path / "big.json"

@@ -51,9 +51,9 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
         files[opts.output] = text
     write_files(files)  # every file or none, before anything reaches stdout
     if opts.output is None:
+        env.widen_pipe()
         for piece in text:
             env.write(piece)
-
 
 
 def _exports(document: Document, opts: OutputOptions) -> dict[Path, str]:

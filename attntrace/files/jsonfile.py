@@ -55,7 +55,8 @@ def _fast(text: str) -> Any:
     """text parsed by orjson when the result is sure to be strict's, else _UNSURE (then strict parses it, or explains)
 
     orjson refuses NaN, Infinity, 1e999, lone surrogates and what is not JSON, as strict does (strict then says why); it
-    keeps the last of duplicate keys, so the colons of the text must all be accounted for by the parsed objects' keys.
+    keeps the last of duplicate keys, so the colons of the text must all be accounted for by the parsed objects' keys,
+    and it reads deeper than strict, so the brackets must all be accounted for by lists that were looked into.
     """
     if not _orjson_reads_exactly():
         return _UNSURE
@@ -64,14 +65,14 @@ def _fast(text: str) -> Any:
     digits = text.translate(_DIGITS_AS_ZEROS)
     long_integer = digits.count(_LONG_RUN) != digits.count("d" + _LONG_RUN)
     del digits
-    if long_integer or "\\u003" in text:  # an integer orjson reads as a float, or a ":" written as an escape
-        return _UNSURE
+    if long_integer or "\\u003" in text or "\\u005" in text:  # an integer orjson reads as a float, or ":" or "["
+        return _UNSURE  # written as an escape
     try:
         value = orjson.loads(text)
-        accounted = _colons(value, 0)
+        accounted = _marks(value, 0)
     except (orjson.JSONDecodeError, RecursionError, _Deep):
         return _UNSURE
-    return value if accounted == text.count(":") else _UNSURE
+    return value if accounted == text.count(":") + text.count("[") else _UNSURE
 
 
 @cache
@@ -91,16 +92,23 @@ class _Deep(Exception):
     pass
 
 
-def _colons(value: Any, depth: int) -> int:
-    """the colons a JSON text of value holds when no key is repeated: one per key, and those inside strings"""
+def _marks(value: Any, depth: int) -> int:
+    """the colons and opening brackets a JSON text of value holds when no key is repeated: one colon per key, one
+    bracket per list, and those inside strings
+
+    A list that starts with a number is taken as a row of numbers and not looked into. Should it hold a list, or an
+    object with keys, after all, their marks go uncounted, the count falls short of the text's, and strict reads it.
+    """
     if depth > _DEEP:
         raise _Deep()
     if isinstance(value, str):
-        return value.count(":")
+        return value.count(":") + value.count("[")
     if isinstance(value, dict):
-        return sum(1 + key.count(":") + _colons(item, depth + 1) for key, item in value.items())
-    if isinstance(value, list) and not set(map(type, value)) <= _SCALARS:
-        return sum(_colons(item, depth + 1) for item in value)
+        return sum(1 + _marks(key, depth) + _marks(item, depth + 1) for key, item in value.items())
+    if isinstance(value, list):
+        if value and type(value[0]) in _SCALARS:
+            return 1
+        return 1 + sum(_marks(item, depth + 1) for item in value)
     return 0
 
 
