@@ -262,21 +262,62 @@ def test_how_a_masked_or_a_blank_cell_may_be_written(attntrace, tmp_path, fmt, w
 
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("written, why", [("abc", "is not a number"), ("1.2.3", "is not a number"), ("--1", "is not a number"),
-                                          ("inf", "is not a number"), ("1e999", "is too large")])
-def test_a_cell_that_is_not_a_number_is_named_by_its_table_row_and_column(attntrace, tmp_path, fmt, written, why):
+                                          ("inf", "is not a number"), ("1e999", "is too large for a number")])
+def test_a_cell_that_is_not_a_number_is_not_answered_and_named_in_a_note(attntrace, tmp_path, fmt, written, why):
     path = problem_path(tmp_path, "xihuan")
     seen = []
 
     def garbage(title, label, cell):
-        seen.extend([title] if "w(2, j)" in title else [])
-        return written if len(seen) == 3 and "w(2, j)" in title else "0.5" if "w(2, j)" in title else cell
+        seen.extend([cell] if "Step 3 · K" in title and label == "喜欢" else [])
+        return written if len(seen) == 2 and "Step 3 · K" in title and label == "喜欢" else cell
 
-    text = edit_cells(printed(attntrace, path, fmt, key=False), fmt, garbage)
-    with pytest.raises(SheetError) as e:
-        parse(text, path)
-    message = str(e.value)
-    assert message.startswith(f'filled.md: "Step 5 · w(2, j) = softmax over j", row 喜欢, column 猫: "{written}" {why}')
-    assert "\n" not in message and e.value.exit_code == 2
+    sheet = parse(edit_cells(printed(attntrace, path, fmt), fmt, garbage), path)
+    assert sheet.notes == (f'"Step 3 · K = X · W_K", row 喜欢, column 2: "{written}" {why}; '
+                           "it is marked as not answered",)
+    k = sheet.cells[(1, "k")]
+    assert np.isnan(k[1, 1]) and np.isfinite(np.delete(k.ravel(), 3)).all()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_past_five_cells_that_are_not_numbers_the_rest_are_counted(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "xihuan")
+    sheet = parse(edit_cells(printed(attntrace, path, fmt), fmt,
+                             lambda title, label, cell: "zero" if "Step 3 · Q" in title or "Step 3 · K" in title else cell),
+                  path)
+    assert len(sheet.notes) == 6 and all(note.endswith("marked as not answered") for note in sheet.notes)
+    assert sheet.notes[-1] == "7 more cells that are not a number, marked as not answered"
+    assert np.isnan(sheet.cells[(1, "q")]).all() and np.isnan(sheet.cells[(1, "k")]).all()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("sign", ["-", "\u2212", "+"])
+def test_a_sign_typed_apart_from_its_number_is_read_with_it(attntrace, tmp_path, fmt, sign):
+    path = problem_path(tmp_path, "xihuan")
+    t = carried(path, 2)
+
+    def apart(title, label, cell):
+        return re.sub(r"^-", sign + " ", cell) if re.fullmatch(r"-?\d+\.\d+", cell) else cell
+
+    sheet = parse(edit_cells(printed(attntrace, path, fmt), fmt, apart), path)
+    if sign == "+":  # "+ 0.45" for a negative number is a wrong sign, read as written
+        assert (sheet.cells[(1, "q")] >= 0).all() and (t.heads[0].q < 0).any()
+    else:
+        assert sheet.notes == ()
+        assert_carried(sheet, t)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_percentages_are_read_as_fractions_with_a_note(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "xihuan")
+    t = carried(path, 2)
+
+    def percent(title, label, cell):
+        return f"{round(float(cell) * 100)}%" if "softmax" in title and re.fullmatch(r"\d\.\d+", cell) else cell
+
+    sheet = parse(edit_cells(printed(attntrace, path, fmt), fmt, percent), path)
+    assert sheet.notes == (filled.PERCENTS,)
+    assert_carried(sheet, t)
+    assert filled._places("31%") == 2 and filled._places("12.5 %") == 3
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -512,16 +553,22 @@ def test_the_key_fed_back_to_check_passes(attntrace, tmp_path, name, fmt, suffix
     assert r.code == 0 and "PASS" in r.out, r.out + r.err
 
 
-def test_check_refuses_an_unreadable_worksheet_with_exit_2_and_one_line(attntrace, tmp_path):
+def test_check_marks_a_worksheet_with_a_cell_that_is_not_a_number_and_names_it(attntrace, tmp_path):
     path = problem_path(tmp_path, "xihuan")
     sheet_path = tmp_path / "filled.md"
-    text = printed(attntrace, path, "markdown", key=False)
-    sheet_path.write_text(text.replace("| 猫 |     |     |", "| 猫 | 0.1 | zero |", 1), encoding="utf-8")
-    r = attntrace("check", sheet_path, path)
-    assert r.code == 2
-    assert r.err.strip().endswith(f'{sheet_path}: "Step 3 · Q = X · W_Q", row 猫, column 2: "zero" is not a number; '
-                                  "write a number such as -0.25, -inf for a masked cell, or leave ____ for a blank")
-    assert r.err.strip().count("\n") == 0
+    lines = printed(attntrace, path, "markdown").splitlines()
+    at = next(k for k, line in enumerate(lines) if "Step 3 · Q = X · W_Q" in line)
+    row = next(k for k in range(at, len(lines)) if lines[k].startswith("| 猫 |"))
+    lines[row] = lines[row].rsplit("|", 2)[0] + "| zero |"
+    sheet_path.write_text("\n".join(lines), encoding="utf-8")
+    r = attntrace("check", sheet_path, path, "--format", "json")
+    report = json.loads(r.out)
+    assert r.code == 1 and r.err == ""
+    assert report["notes"] == ['"Step 3 · Q = X · W_Q", row 猫, column 2: "zero" is not a number; it is marked as not '
+                               "answered"]
+    q = next(item for item in report["items"] if item["key"] == "q")
+    assert q["verdict"] == "right" and q["cells_written"] == q["cells_asked"] - 1
+    assert all(item["verdict"] in ("right", "consequence") for item in report["items"])
 
 
 LABELS = ["a", "b c", "猫", "喜欢", "x|y", "|z", "back\\slash", "1", "-", "Step", "(columns", "__", "the cat", "**", "-inf"]

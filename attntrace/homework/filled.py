@@ -26,6 +26,7 @@ from attntrace.render.escape import visible
 from attntrace.render.layout import MAX_SHOWN
 from attntrace.views.page import Block
 from attntrace.views.steps import worksheet_steps
+from attntrace.words import plural
 
 MARKDOWN = re.compile(r"\s*#+\s*Worksheet:")  # the first line of a markdown worksheet; a plain one has no #
 ASKS = re.compile(r"Compute self-attention for (?:every input|input (\d+) only)")
@@ -36,14 +37,16 @@ SHAPE = re.compile(r"\s*\[\s*\d+\s*[x×]\s*\d+\s*\]$")  # the "[3 x 3]" after a 
 COLUMNS = re.compile(r"\(columns (.+) to (.+)\)")  # a plain table split into runs of columns
 RULE = re.compile(r"\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?")  # markdown's |---|---:| line
 NUMBER = re.compile(r"[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?")
+SIGN_APART = re.compile(r"^([+-])\s+(?=[\d.,])")  # "- 0.76", typed with a space after the sign
 MINUSES = dict.fromkeys(map(ord, "\u2212\u2012\u2013\ufe63\uff0d"), "-")  # minus signs a keyboard or a word processor types
 MASKED = ("-inf", "-∞", "masked", "x", "—")
 BLANK = ("", "?", "-", "n/a", "na")  # after MINUSES, so an en dash is a blank too
 CHECKED = {"weighted": "w(i, j) · v_j", "concat": "the heads' outputs side by side"}  # read and checked, never marked
 CLOSE = 0.8  # how alike an edited heading and a worksheet title must be to be read as it
 COMMAS = "decimal commas read as decimal points"
+PERCENTS = "percentages read as fractions (31% as 0.31)"
+UNREAD_SHOWN = 5  # cells that are not numbers named one by one; past that, a count
 FIX_COUNT = "leave a blank cell as ____ and keep one cell per column"
-FIX_CELL = "write a number such as -0.25, -inf for a masked cell, or leave ____ for a blank"
 
 
 @dataclass
@@ -57,6 +60,8 @@ class _Answers:
     first: dict[tuple[Key, int, int], tuple[str, str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     commas: bool = False
+    percents: bool = False
+    unread: list[str] = field(default_factory=list)  # cells that are not numbers, said where and what
 
 
 @dataclass(frozen=True)
@@ -112,8 +117,17 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
     if not read:
         raise SheetError(f"{origin}: none of the worksheet's tables was found (such as \"{tables[0].title}\"); is this "
                          "the worksheet of this problem, printed with the same --heads, --scale and --mask options?")
-    notes = ([COMMAS] if answers.commas else []) + answers.notes
+    notes = ([COMMAS] if answers.commas else []) + ([PERCENTS] if answers.percents else []) + _unread_notes(answers)
+    notes += answers.notes
     return Sheet(origin, answers.cells, query=query, precision=precision, notes=tuple(notes))
+
+
+def _unread_notes(answers: _Answers) -> list[str]:
+    """a note for each cell that is not a number (the first few, then how many more): each is marked as not answered"""
+    shown = [f"{what}; it is marked as not answered" for what in answers.unread[:UNREAD_SHOWN]]
+    more = len(answers.unread) - UNREAD_SHOWN
+    return shown + ([f"{plural(more, 'more cell')} that {'is' if more == 1 else 'are'} not a number, "
+                     "marked as not answered"] if more > 0 else [])
 
 
 def _printed(b: Block) -> Block:
@@ -376,10 +390,25 @@ def _label(found: str, label: str, table: _Table, origin: str) -> None:
 
 
 def _counted(cells: list[str], width: int, table: _Table, label: str, origin: str) -> list[str]:
-    """a cell deleted or split in two would shift every later cell into the wrong column"""
+    """a cell deleted or split in two would shift every later cell into the wrong column; a sign typed apart from its
+    number ("- 0.76" in a plain table) is one cell when that makes the count right"""
+    if len(cells) > width:
+        joined = _signs_joined(cells)
+        cells = joined if len(joined) == width else cells
     if len(cells) != width:
         raise SheetError(f"{table.at(origin, label)} has {len(cells)} cells, the table has {width} columns; {FIX_COUNT}")
     return cells
+
+
+def _signs_joined(cells: list[str]) -> list[str]:
+    """a lone + or - (any minus sign) and the number after it as one cell"""
+    out: list[str] = []
+    for cell in cells:
+        if out and _cell(out[-1]) in ("+", "-") and NUMBER.fullmatch(_cell(cell).rstrip("%")):
+            out[-1] = f"{out[-1]} {cell}"
+        else:
+            out.append(cell)
+    return out
 
 
 def _keep(answers: _Answers, table: _Table, rows: list[list[str]]) -> None:
@@ -460,23 +489,41 @@ def _own(answers: _Answers, b: Block) -> np.ndarray | None:
 
 def _places(text: str) -> int:
     """the decimals a cell was written with, trailing zeros counted ("0.10": 2; "1.5e-3": 4)"""
-    cell = _norm(unicodedata.normalize("NFKC", text)).replace(",", ".").lower()
-    mantissa, _, exponent = cell.partition("e")
-    shown = len(mantissa.partition(".")[2])
+    cell = _cell(text).replace(",", ".").lower()
+    percent = 2 if cell.endswith("%") else 0  # "31%" is 0.31: two decimals more than written
+    mantissa, _, exponent = cell.rstrip("%").rstrip().partition("e")
+    shown = len(mantissa.partition(".")[2]) + percent
     return max(0, shown - int(exponent)) if exponent.lstrip("+-").isdigit() else shown
 
 
 def _value(text: str, answers: _Answers, table: _Table, label: str, col: str) -> float:
-    """a cell: a number, blank (NaN) or masked (-inf); NFKC reads full-width digits as typed by a CJK input method"""
-    cell = _norm(unicodedata.normalize("NFKC", text)).translate(MINUSES)
+    """a cell: a number, blank (NaN) or masked (-inf); NFKC reads full-width digits as typed by a CJK input method.
+    "- 0.76" is -0.76 and "31%" is 0.31 (with a note); a cell that is no number at all is not answered, with a note"""
+    cell = _cell(text)
     if cell.strip("_").lower() in BLANK:
         return float("nan")
     if cell.lower() in MASKED:
         return float("-inf")
-    if not NUMBER.fullmatch(cell):
-        raise SheetError(f'{table.at(answers.origin, label, col)}: "{text[:30]}" is not a number; {FIX_CELL}')
-    value = float(cell.replace(",", "."))
+    percent = cell.endswith("%")
+    number = cell[:-1].rstrip() if percent else cell
+    where = f'"{table.title}", row {label}, column {col}'
+    if not NUMBER.fullmatch(number):
+        return _unread(answers, f'{where}: "{text[:30]}" is not a number')
+    value = float(number.replace(",", ".")) / (100 if percent else 1)
     if not math.isfinite(value):
-        raise SheetError(f'{table.at(answers.origin, label, col)}: "{text[:30]}" is too large; write the number you computed')
-    answers.commas = answers.commas or "," in cell
+        return _unread(answers, f'{where}: "{text[:30]}" is too large for a number')
+    answers.commas = answers.commas or "," in number
+    answers.percents = answers.percents or percent
     return value
+
+
+def _cell(text: str) -> str:
+    """a cell as read: NFKC, any minus sign as "-", and no space between a sign and its number"""
+    cell = _norm(unicodedata.normalize("NFKC", text)).translate(MINUSES)
+    return SIGN_APART.sub(r"\1", cell)
+
+
+def _unread(answers: _Answers, what: str) -> float:
+    """a cell that cannot be read: not answered (NaN), and said in a note, so the rest of the sheet is still marked"""
+    answers.unread.append(what)
+    return float("nan")
