@@ -77,6 +77,39 @@ def test_rope_pairs_mixed_up_are_named(attntrace, tmp_path):
     assert "pairs were mixed up" in report["diagnosis"]
 
 
+@pytest.mark.parametrize(("wrong", "words", "tag"), [
+    (lambda theta, turns: -theta, "turned the wrong way", "rotation the wrong way"),
+    (lambda theta, turns: theta + turns, "positions were counted from 1", "positions counted from 1"),
+    (lambda theta, turns: theta * np.pi / 180, "taken as degrees", "angles in degrees"),
+])
+def test_a_rotation_by_the_wrong_angles_is_named(attntrace, tmp_path, wrong, words, tag):
+    problem = _problem(rope=True)
+    key, path = _key(attntrace, tmp_path, problem)
+    t = trace(problem)
+    turns = frequencies(4, 10000.0)
+    theta = wrong(angles(np.arange(4.0), turns), turns)
+    first, second = pair_index(4, "half")
+    for a in range(2):
+        for name in ("q", "k"):
+            v = getattr(t.heads[a], name)
+            turned = np.empty_like(v)
+            turned[:, first] = v[:, first] * np.cos(theta) - v[:, second] * np.sin(theta)
+            turned[:, second] = v[:, second] * np.cos(theta) + v[:, first] * np.sin(theta)
+            key["heads"][a][f"{name}_rotated"] = _round(turned)
+    report = _mark(attntrace, tmp_path, key, path)
+    assert words in report["diagnosis"] and report["mistakes"] == [tag] and not report["passed"]
+
+
+def test_heads_swapped_are_named(attntrace, tmp_path):
+    problem = _problem()
+    key, path = _key(attntrace, tmp_path, problem)
+    first, second = key["heads"]
+    key["heads"] = [{**second, "head": 1}, {**first, "head": 2}]
+    report = _mark(attntrace, tmp_path, key, path)
+    assert "another head's columns of W_Q" in report["diagnosis"] and "heads were mixed up" in report["diagnosis"]
+    assert report["mistakes"][0] == "another head's columns"
+
+
 def test_a_query_head_reading_the_wrong_key_value_block_is_named(attntrace, tmp_path):
     problem = _problem(heads=4, w_q=np.random.default_rng(1).integers(-1, 2, size=(4, 8)).astype(float),
                        w_k=np.random.default_rng(2).integers(-1, 2, size=(4, 4)).astype(float),

@@ -49,6 +49,10 @@ def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, st
         out = [("transposed", f"W_{letter} transposed", f"W_{letter} was transposed: {letter} = X · W_{letter}^T")]
         if step == "q":
             out.append(("w_k", "K used where Q belongs", "K was used where Q belongs: Q was computed with W_K"))
+            if d.heads > 1:
+                out.append(("q_block", "another head's columns",
+                            f"Q was taken from another head's columns of W_Q: head a reads columns (a - 1) · {d.d_k} + 1 "
+                            f"to a · {d.d_k} (the heads were mixed up)"))
         if step == "k":
             out.append(("w_q", "Q used where K belongs", "Q was used where K belongs: K was computed with W_Q"))
         out.append(("interleaved", "heads interleaved",
@@ -61,10 +65,19 @@ def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, st
         return out
     if step in ("q_rotated", "k_rotated"):
         which = step[0].upper()
-        other = "2i - 1 with 2i" if t.problem.rope is not None and t.problem.rope.pairs == "half" else "i with i + d_k/2"
+        rope = t.problem.rope
+        other = "2i - 1 with 2i" if rope is not None and rope.pairs == "half" else "i with i + d_k/2"
+        first_position = ("the first input is at position 0" if rope is None or rope.positions is None
+                          else "p is the position the problem gives")
         return [("unrotated", "rotation forgotten", f"the rotation was forgotten: {which} was not turned by position"),
                 ("pairs", "rope pairs mixed up", f"the pairs were mixed up: {which} was turned with dimension {other} "
-                                                  "paired")]
+                                                  "paired"),
+                ("backwards", "rotation the wrong way", f"{which} was turned the wrong way: by -p · ω instead of p · ω "
+                                                        "(the sines' signs swapped)"),
+                ("from_one", "positions counted from 1", f"the positions were counted from 1: {which} was turned by "
+                                                         f"(p + 1) · ω, but {first_position}"),
+                ("degrees", "angles in degrees", "the angles p · ω were taken as degrees; cos and sin take them in "
+                                                 "radians (a calculator left in degree mode)")]
     if step == "scores":
         return [("unrotated", "rotation forgotten", "the rotation was forgotten: the scores are q · k of Q and K as "
                                                       "projected, not as turned by position"),

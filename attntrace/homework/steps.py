@@ -46,6 +46,12 @@ def _projection(work: Work, head: int, step: str, variant: str | None) -> Redo |
                         key=lambda g: g != (head - 1) % t.dims.kv_heads)  # the usual slip first
         candidates = [full[:, g * size:(g + 1) * size] for g in others]
         return candidates, np.zeros(candidates[0].shape)
+    if variant == "q_block":  # another head's columns of W_Q: heads swapped or numbered from 0
+        if step != "q" or t.dims.heads == 1:
+            return None
+        full = x @ w + (0.0 if b is None else b)
+        candidates = [full[:, g * size:(g + 1) * size] for g in range(t.dims.heads) if g != block]
+        return candidates, np.zeros(candidates[0].shape)
     if variant == "transposed":
         if w.shape[0] != w.shape[1] or np.array_equal(w, w.T):
             return None
@@ -65,6 +71,13 @@ def _projection(work: Work, head: int, step: str, variant: str | None) -> Redo |
     return [values], np.zeros(values.shape)
 
 
+ROPE_ANGLES = {  # a wrong angle for each position p and pair frequency ω, from the right one, p · ω
+    "backwards": lambda angles, turns: -angles,  # turned the other way
+    "from_one": lambda angles, turns: angles + turns,  # positions counted from 1
+    "degrees": lambda angles, turns: np.radians(angles),  # p · ω read as degrees, as a calculator in degree mode does
+}
+
+
 def _rotation(work: Work, head: int, step: str, variant: str | None) -> Redo | None:
     """q or k turned by position from the student's own q or k: as the problem pairs dimensions, the other way, or not
     at all"""
@@ -81,6 +94,11 @@ def _rotation(work: Work, head: int, step: str, variant: str | None) -> Redo | N
         if t.dims.d_k == 2:
             return None
         pairs = next(p for p in PAIRS if p != rope.pairs)
+    elif variant in ROPE_ANGLES:
+        turned = ROPE_ANGLES[variant](angles, rope.pair_frequencies(t.dims.d_k))
+        if np.allclose(turned, angles, rtol=0, atol=1e-12):
+            return None
+        angles = turned
     elif variant is not None:
         return None
     unit = 0.5 * 10.0 ** -min(work.precision, 12)  # cos θ and sin θ as a student rounds them
