@@ -112,6 +112,31 @@ def test_right_sheets_pass_at_every_precision_carried_or_not(attntrace, tmp_path
     assert set(verdicts.values()) == {"right"} and report["score"] == report["max_score"]
 
 
+@pytest.mark.parametrize(("problem", "name"), [(ONE, "scaled scores"), (ONE_CAUSAL, "scaled scores"),
+                                             (UNSCALED_CAUSAL, "masked scores")])
+def test_the_scaled_scores_of_a_problem_that_only_masks_are_called_the_masked_scores(attntrace, tmp_path, problem, name):
+    sheet = hand.sheet(problem, 2, slip=(1, "scores", 0, 0, 1.0))  # a wrong score, carried on by the student
+    _, report, _ = _mark(attntrace, tmp_path, problem, sheet)
+    item = next(i for i in report["items"] if i["key"] == "scaled")
+    assert item["name"] == name and item["verdict"] == "consequence" and item["note"] == "follows from your own scores"
+    assert "scaled scores" not in json.dumps(report) if name == "masked scores" else True
+
+
+def test_a_wrong_cell_whose_key_value_differs_from_the_true_value_rounded_names_both(attntrace, tmp_path):
+    carried, exact = hand.sheet(ONE, 2)["heads"][0], hand.sheet(ONE, 2, carried=False)["heads"][0]
+    key, i, j = next((key, i, j) for key in ("scores", "scaled", "weights", "output")
+                     for i, row in enumerate(carried[key]) for j, value in enumerate(row) if value != exact[key][i][j])
+    _, report, _ = _mark(attntrace, tmp_path, ONE, hand.sheet(ONE, 2, slip=(1, key, i, j, 0.5)))
+    item = next(item for item in report["items"] if item["key"] == key)
+    cell = next(c for c in item["cells"] if (c["row"], c["column"]) == (i + 1, j + 1))
+    assert item["verdict"] == "wrong"
+    assert math.isclose(cell["expected"], exact[key][i][j], abs_tol=0.005)
+    assert cell["expected_carried"] == carried[key][i][j] != round(cell["expected"], 2)
+    text = attntrace("check", tmp_path / "sheet.json", tmp_path / "problem.json").out
+    assert f"expected {exact[key][i][j]:.2f} (off by " in text
+    assert f"; {carried[key][i][j]:.2f} with the rounding carried)" in text
+
+
 def test_two_decimal_answers_are_not_held_to_four(attntrace, tmp_path):
     """0.14 for 0.1361 is right at 2 decimals; 0.13 (cut, not rounded) is not"""
     sheet = hand.sheet(ONE, 2, carried=False)

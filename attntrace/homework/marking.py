@@ -44,6 +44,7 @@ class Cell:
     expected: float  # -inf: masked (should be left blank)
     decimals: int  # the precision the cell is judged at
     basis: str = ""  # what expected comes from when not the true value: "your own scaled scores"
+    carried: float | None = None  # the hand calculation's value with the rounding carried (the key's), when it differs
 
 
 @dataclass
@@ -363,7 +364,7 @@ class Work:
         blank = ~written
         direct = [k for k in depends(self.t, key) if self.verdicts.get(k) in (WRONG, CONSEQUENCE)]
         own = "your own " + " and ".join(dict.fromkeys(
-            intermediates.NAME[k[1]] if key[0] is not None else "head outputs" for k in direct or self.mistaken(key)))
+            step_name(self.t, k[1]) if key[0] is not None else "head outputs" for k in direct or self.mistaken(key)))
         if (right | blank).all():
             item.verdict = RIGHT
         elif (right | follows | blank).all():
@@ -379,8 +380,10 @@ class Work:
                     if p < EXACT_FROM:
                         shown[at] = round_half_up(shown[at], int(p))
                 item.note = f"the other cells follow from {own}"
+            carried = None if basis or self.rule.tolerance else self.carried(key, self.precision)
             item.off = [Cell(int(i), int(j), cell_name(self.t, key, int(i), int(j)), float(g[i, j]), float(shown[i, j]),
-                             int(places[i, j]), basis) for i, j in np.argwhere(~(right | follows | blank))]
+                             int(places[i, j]), basis, _also(carried, shown, places, self.precision, i, j))
+                        for i, j in np.argwhere(~(right | follows | blank))]
             item.written = int(written.sum())
         missing = item.asked - item.given
         if missing and item.verdict != NOT_ANSWERED:
@@ -433,6 +436,15 @@ class Work:
 Redo = tuple[list[np.ndarray], np.ndarray]  # the values a step may take (ways of rounding), and the error bound
 
 
+def _also(carried: np.ndarray | None, shown: np.ndarray, places: np.ndarray, precision: int, i: int, j: int) -> float | None:
+    """the key's value of a cell written at the sheet's precision, when the rounding carried makes it differ from the
+    true value rounded (both are right: the report names both, so that it never contradicts the key)"""
+    if carried is None or places[i, j] != precision or not np.isfinite(carried[i, j]):
+        return None
+    value = float(carried[i, j])
+    return None if value == shown[i, j] else value
+
+
 def depends(t: Trace, key: Key) -> list[Key]:
     """the intermediates a step is computed from"""
     head, step = key
@@ -464,7 +476,16 @@ def item_name(t: Trace, key: Key) -> str:
     head, step = key
     if head is None:
         return "final output" + (" (concat · W_O)" if t.problem.w_o is not None else " (concat)")
-    return (f"head {head} · " if len(t.heads) > 1 else "") + intermediates.NAME[step]
+    return (f"head {head} · " if len(t.heads) > 1 else "") + step_name(t, step)
+
+
+def step_name(t: Trace, step: str) -> str:
+    """an intermediate's name in words; the scaled scores of a problem that masks but does not scale are the masked
+    scores, as its worksheet calls them"""
+    p = t.problem
+    if step == "scaled" and t.divisor == 1.0 and not p.alibi and p.softcap is None:
+        return "masked scores"
+    return intermediates.NAME[step]
 
 
 def cell_name(t: Trace, key: Key, i: int, j: int) -> str:

@@ -35,10 +35,11 @@ def number(value: float, places: int) -> str:
 def cell_lines(item: Item) -> list[str]:
     lines = []
     for cell in item.off[:MAX_CELLS]:
-        off = "" if cell.expected == float("-inf") else f" (off by {number(abs(cell.given - cell.expected), cell.decimals)})"
+        said = [] if cell.expected == float("-inf") else [f"off by {number(abs(cell.given - cell.expected), cell.decimals)}"]
+        said += [] if cell.carried is None else [f"{number(cell.carried, cell.decimals)} with the rounding carried"]
         expected = f"{cell.basis} give" if cell.basis else "expected"
         lines.append(f"{visible(cell.name)}: {number(cell.given, cell.decimals)} written, {expected} "
-                     f"{number(cell.expected, cell.decimals)}{off}")
+                     f"{number(cell.expected, cell.decimals)}" + (f" ({'; '.join(said)})" if said else ""))
     if len(item.off) > MAX_CELLS:
         lines.append(f"… and {len(item.off) - MAX_CELLS} more cell{'s' * (len(item.off) - MAX_CELLS > 1)}")
     return lines
@@ -103,7 +104,8 @@ def to_dict(report: Report) -> dict[str, Any]:
             "cells": [{"row": c.row + 1, "column": c.column + 1, "name": c.name,
                        "given": None if c.given != c.given else c.given,
                        "expected": None if c.expected == float("-inf") else c.expected,
-                       "expected_from": "own" if c.basis else "problem"} for c in item.off],
+                       "expected_from": "own" if c.basis else "problem", "expected_carried": c.carried}
+                      for c in item.off],
         } for item in report.items],
     }
 
