@@ -428,9 +428,10 @@ def test_check_marks_each_sheet_against_its_own_problem(tmp_path, attntrace):
     # a key marked against another student's problem does not pass: the problems really differ
     swapped = attntrace("check", folders[0] / "key.json", folders[1] / "problem.json", "--format", "json")
     assert swapped.code == 1 and json.loads(swapped.out)["passed"] is False
-    # nor does the blank worksheet
+    # nor does the blank worksheet, which carries the student's id on its name line
     blank = attntrace("check", folders[0] / "worksheet.md", folders[0] / "problem.json", "--format", "json")
-    assert blank.code != 0
+    assert blank.code != 0 and json.loads(blank.out)["student"] == ROSTER[0]
+    assert f"\nName: {ROSTER[0]}\n" in (folders[0] / "worksheet.md").read_text(encoding="utf-8")
 
 
 # --- writing: re-runs and failures ---------------------------------------------------------------------------------

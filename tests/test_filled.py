@@ -321,6 +321,19 @@ def test_percentages_are_read_as_fractions_with_a_note(attntrace, tmp_path, fmt)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize(("line", "student"), [
+    ("Name: ________________", None), ("Name: 李华", "李华"), ("**Name:** Li Wei ____", "Li Wei"), ("Name:", None),
+    ("name :  chen\\_li", "chen_li"),
+])
+def test_the_name_written_on_a_worksheet_is_the_sheets_student(attntrace, tmp_path, fmt, line, student):
+    path = problem_path(tmp_path, "xihuan")
+    blank = printed(attntrace, path, fmt, key=False)
+    assert blank.count("Name: ________________\n") == 1 and "Name:" not in printed(attntrace, path, fmt)
+    sheet = parse(blank.replace("Name: ________________", line), path)
+    assert sheet.student == student
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_a_row_with_a_cell_missing_is_named_and_the_fix_given(attntrace, tmp_path, fmt):
     path = problem_path(tmp_path, "xihuan")
     lines = printed(attntrace, path, fmt).splitlines()

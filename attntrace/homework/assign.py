@@ -208,7 +208,7 @@ def files_for(design: Design, seed: int, student: str) -> dict[str, str]:
     t = trace(problem, decimals=design.precision)
     return {
         "problem.json": dumps(problem_to_dict(problem)),
-        "worksheet.md": render(t, design.precision, False, "markdown"),
+        "worksheet.md": render(t, design.precision, False, "markdown", student),
         "key.json": render(t, design.precision, True, "json"),
         "key.md": render(t, design.precision, True, "markdown"),
     }

@@ -29,6 +29,7 @@ from attntrace.views.steps import worksheet_steps
 from attntrace.words import plural
 
 MARKDOWN = re.compile(r"\s*#+\s*Worksheet:")  # the first line of a markdown worksheet; a plain one has no #
+NAME = re.compile(r"\s*\**\s*Name\s*:\s*\**\s*(.*?)\s*", re.IGNORECASE)  # the student's name line ("**Name:** Li Wei" too)
 ASKS = re.compile(r"Compute self-attention for (?:every input|input (\d+) only)")
 ROUNDS = re.compile(r"Round every intermediate to (\d+) decimals?")
 SCALING = re.compile(r"into the next step; (.+?)\.(?:\s|$)")  # the end of the same sentence: how the scores are scaled
@@ -119,7 +120,19 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
                          "the worksheet of this problem, printed with the same --heads, --scale and --mask options?")
     notes = ([COMMAS] if answers.commas else []) + ([PERCENTS] if answers.percents else []) + _unread_notes(answers)
     notes += answers.notes
-    return Sheet(origin, answers.cells, query=query, precision=precision, notes=tuple(notes))
+    return Sheet(origin, answers.cells, query=query, precision=precision, student=_student(lines), notes=tuple(notes))
+
+
+def _student(lines: list[str]) -> str | None:
+    """the name written on the worksheet's "Name:" line, before its instructions; None when left blank"""
+    for line in lines:
+        if ASKS.search(line):
+            return None
+        found = NAME.fullmatch(line)
+        if found:
+            name = " ".join(found[1].replace("\\", "").strip("_* \t").split())
+            return name or None
+    return None
 
 
 def _unread_notes(answers: _Answers) -> list[str]:

@@ -483,7 +483,7 @@ def step_name(t: Trace, step: str) -> str:
     """an intermediate's name in words; the scaled scores of a problem that masks but does not scale are the masked
     scores, as its worksheet calls them"""
     p = t.problem
-    if step == "scaled" and t.divisor == 1.0 and not p.alibi and p.softcap is None:
+    if step == "scaled" and t.divisor == 1.0 and t.allowed is not None and not p.alibi and p.softcap is None:
         return "masked scores"
     return intermediates.NAME[step]
 

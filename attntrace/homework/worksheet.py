@@ -45,20 +45,26 @@ def answer_sheet(t: Trace, blank: bool, precision: int) -> dict[str, Any]:
     keys = asked(t)
     heads = [{"head": a, **{key: cells(getattr(h, key)) for key in intermediates.KEYS if (a, key) in keys}}
              for a, h in enumerate(t.heads, start=1)]
-    return {"name": t.problem.name, "query": t.query, "precision": precision, "tokens": list(t.problem.labels),
-            "heads": heads, "output": cells(t.output)}
+    return {"name": t.problem.name, **({"student": None} if blank else {}), "query": t.query, "precision": precision,
+            "tokens": list(t.problem.labels), "heads": heads, "output": cells(t.output)}
 
 
-def intro(t: Trace, precision: int, key: bool, markdown: bool) -> str:
+NAME_LINE = "Name: ________________"  # where a student writes their name, read back by check
+
+
+def intro(t: Trace, precision: int, key: bool, markdown: bool, student: str | None = None) -> str:
+    """the worksheet's title, the student's name line (a blank to fill, or the student's own), and its instructions"""
     name = t.problem.name or "self-attention"
     title = markdown_text(name) if markdown else visible(name)  # a name is shown, never obeyed: no heading, no HTML
     scale = ("divide the scores by sqrt(d_k)" if t.problem.scale is True else "do not scale the scores"
              if t.problem.scale is False else f"divide the scores by {t.problem.scale:g}")
     which = f"input {t.query} only (steps 4 to 7)" if t.query is not None else "every input"
     setting = " ".join(settings(t))
+    who = NAME_LINE if student is None else f"Name: {markdown_text(student) if markdown else visible(student)}"
     lines = [
         f"{'# ' if markdown else ''}Worksheet: {title}{' · ANSWER KEY' if key else ''}",
         "",
+        *([] if key else [who, ""]),
         f"Compute self-attention for {which}. Round every intermediate to {precision} decimal"
         f"{'s' * (precision != 1)} and carry the rounded value into the next step; {scale}." + (f" {setting}" if setting else ""),
         "",
@@ -79,18 +85,20 @@ def settings(t: Trace) -> list[str]:
     return out
 
 
-def document(t: Trace, precision: int, key: bool) -> Document:
+def document(t: Trace, precision: int, key: bool, student: str | None = None) -> Document:
     """the worksheet: its instructions and tables (markdown or plain), and its JSON form, an answer sheet"""
     from attntrace.render.document import Document
     from attntrace.views.steps import worksheet_steps
 
     return Document(worksheet_steps(t), answer_sheet(t, blank=not key, precision=precision),
-                    preface=lambda fmt: intro(t, precision, key, fmt == "markdown"))
+                    preface=lambda fmt: intro(t, precision, key, fmt == "markdown", student))
 
 
-def render(t: Trace, precision: int, key: bool, fmt: str) -> str:
-    """the worksheet as markdown, plain text or a JSON answer sheet; t is traced with the rounding carried"""
+def render(t: Trace, precision: int, key: bool, fmt: str, student: str | None = None) -> str:
+    """the worksheet as markdown, plain text or a JSON answer sheet; t is traced with the rounding carried; student: the
+    name written on it (None: a blank line for one)"""
     from attntrace.render.document import Style
     from attntrace.render.document import render as render_document
 
-    return "".join(render_document(document(t, precision, key), fmt, Style(precision, blank_from=None if key else 3)))
+    return "".join(render_document(document(t, precision, key, student), fmt,
+                                   Style(precision, blank_from=None if key else 3)))
