@@ -584,3 +584,13 @@ def test_a_repeated_token_is_labelled_with_its_position_so_every_cell_has_its_ow
     doc = json.loads(attntrace("run", tmp_path / "problem.json", "--format", "json").out)
     assert doc["tokens"] == ["猫", "猫·2", "猫·3"]
     assert json.loads(attntrace("run", "-", "--format", "json", input=json.dumps(doc)).out)["tokens"] == doc["tokens"]
+
+
+@pytest.mark.parametrize(("value", "places", "text"), [
+    (0.125, 2, "0.13"), (-0.001, 2, "0.00"), (float("nan"), 2, "blank"), (float("-inf"), 2, "masked (left blank)"),
+    (float("inf"), 2, "a number past a float64's 1.8e308"), (1.5e200, 2, "1.500e+200"), (-2e12, 4, "-2.000e+12"),
+])
+def test_a_reported_number_is_written_as_a_teacher_writes_it(value, places, text):
+    from attntrace.homework.report import number
+
+    assert number(value, places) == text

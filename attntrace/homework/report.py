@@ -7,7 +7,10 @@ import io
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, WRONG, Item, Report
+from attntrace.model.maths import round_half_up
 from attntrace.render.escape import visible
 from attntrace.words import plural
 
@@ -26,9 +29,12 @@ def number(value: float, places: int) -> str:
         return "blank"
     if value == float("-inf"):
         return "masked (left blank)"
+    if value == float("inf"):  # only ever a value computed from a student's own huge numbers
+        return "a number past a float64's 1.8e308"
     if abs(value) >= 1e12:
         return f"{value:.3e}"
-    text = f"{value:.{min(places, 9)}f}"
+    places = min(places, 9)
+    text = f"{float(round_half_up(np.float64(value), places)):.{places}f}"  # halves away from zero, as by hand
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
