@@ -318,6 +318,7 @@ def test_percentages_are_read_as_fractions_with_a_note(attntrace, tmp_path, fmt)
     assert sheet.notes == (filled.PERCENTS,)
     assert_carried(sheet, t)
     assert filled._places("31%") == 2 and filled._places("12.5 %") == 3
+    assert filled._percent("33.33") == 0.3333 and filled._percent("1e999999999") == np.inf
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

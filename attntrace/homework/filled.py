@@ -11,6 +11,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 
 import numpy as np
 
@@ -522,12 +523,20 @@ def _value(text: str, answers: _Answers, table: _Table, label: str, col: str) ->
     where = f'"{table.title}", row {label}, column {col}'
     if not NUMBER.fullmatch(number):
         return _unread(answers, f'{where}: "{text[:30]}" is not a number')
-    value = float(number.replace(",", ".")) / (100 if percent else 1)
+    value = _percent(number.replace(",", ".")) if percent else float(number.replace(",", "."))
     if not math.isfinite(value):
         return _unread(answers, f'{where}: "{text[:30]}" is too large for a number')
     answers.commas = answers.commas or "," in number
     answers.percents = answers.percents or percent
     return value
+
+
+def _percent(number: str) -> float:
+    """a percentage as the fraction's float ("33.33" gives exactly float("0.3333")); inf when past a float64"""
+    try:
+        return float(Decimal(number).scaleb(-2))
+    except ArithmeticError:  # an exponent past what decimal reckons with
+        return math.inf
 
 
 def _cell(text: str) -> str:
