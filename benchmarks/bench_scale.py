@@ -55,11 +55,17 @@ print(imported - start, loaded - imported, traced - loaded, time.perf_counter() 
 """
 
 # the baseline: numpy + orjson. "json" writes q, k, v, scores, scaled, weights, output per head; "compute" only
-# computes them; "row" computes one query's row (argv[3], from 1) of each; "csv" writes the arrays at 4 decimals
+# computes them; "row" computes one query's row (argv[3], from 1) of each; "csv" writes the arrays at 4 decimals;
+# "same" writes text like attntrace's: the problem's matrices too, a row a line, ", " between numbers
 BASELINE = """
 import sys, numpy as np, orjson
 p = orjson.loads(open(sys.argv[1], "rb").read()); mode = sys.argv[2]; h = p.get("heads", 1)
 x, w_q, w_k, w_v = (np.array(p[key], dtype=np.float64) for key in ("x", "w_q", "w_k", "w_v"))
+rows = lambda m: (b"\\n".join([orjson.dumps(r, option=orjson.OPT_SERIALIZE_NUMPY) for r in m]).replace(b",", b", ")
+                  .replace(b"\\n", b",\\n      "))
+if mode == "same":
+    for m in (x, w_q, w_k, w_v):
+        sys.stdout.buffer.write(rows(m))
 q, k, v = (x[int(sys.argv[3]) - 1:int(sys.argv[3])] if mode == "row" else x) @ w_q, x @ w_k, x @ w_v
 d_k, d_v, out = q.shape[1] // h, v.shape[1] // h, sys.stdout.buffer
 for a in range(h):
@@ -69,6 +75,9 @@ for a in range(h):
                                                               weights=weights, output=weights @ va)
     if mode == "json":
         out.write(orjson.dumps(arrays, option=orjson.OPT_SERIALIZE_NUMPY))
+    if mode == "same":
+        for m in arrays.values():
+            out.write(rows(m))
     if mode == "csv":
         for m in arrays.values():
             np.savetxt(out, m, fmt="%.4f", delimiter=",")
@@ -187,8 +196,10 @@ def main() -> None:
             print(f"--format json, n = {n}, d_model = {d_model}, {heads} heads "
                   f"(target <= 2x, peak <= 2x the trace's arrays, {mb(2 * own)})")
             base, run = pair(baseline(path, "json"), attntrace("run", path, "--format", "json"), opts.repeat)
+            same = measure(baseline(path, "same"), opts.repeat)
             line("numpy + orjson: load, compute, write", base)
-            line("attntrace run FILE --format json", run, base)
+            line("numpy + orjson, text like attntrace's", same, base, "(the problem too, a row a line, \", \")")
+            line("attntrace run FILE --format json", run, base, f"({run.seconds / same.seconds:.2f}x the line above)")
         for name, fmt, (n, d_model), target in (("json_mid", "json", size["json_mid"], "600 MB"),
                                                 ("json_big", "json", size["big"], "1.5 GB"),
                                                 ("csv_big", "csv", size["big"], "1.5 GB")):
