@@ -594,3 +594,61 @@ def test_a_reported_number_is_written_as_a_teacher_writes_it(value, places, text
     from attntrace.homework.report import number
 
     assert number(value, places) == text
+
+
+def test_numbers_cut_off_instead_of_rounded_are_named(attntrace, tmp_path):
+    from decimal import ROUND_DOWN, Decimal
+
+    def product(a, b):  # exact, as by hand: rows of a times columns of b, every number a short decimal
+        return [[sum(Decimal(repr(u)) * Decimal(repr(row_b[j])) for u, row_b in zip(row, b)) for j in range(len(b[0]))]
+                for row in a]
+
+    right = hand.sheet(ONE, 2)["heads"][0]
+    q, k, v = (product(ONE["x"], ONE[w]) for w in ("w_q", "w_k", "w_v"))
+    scores = product([[float(c) for c in row] for row in q], [list(col) for col in zip(*[[float(c) for c in row] for row in k])])
+    cut = [[float(c.quantize(Decimal("0.01"), ROUND_DOWN)) for c in row] for row in scores]
+    assert cut != right["scores"]  # some score rounds up
+    sheet = {"precision": 2, "heads": [{"head": 1, "q": right["q"], "k": right["k"], "v": right["v"], "scores": cut}]}
+    _, report, verdicts = _mark(attntrace, tmp_path, ONE, sheet)
+    assert verdicts[("scores", 1)] == "wrong"
+    assert report["diagnosis"].startswith("the numbers were cut off after 2 decimals instead of rounded: scores[")
+    assert report["mistakes"] == ["cut instead of rounded"]
+
+
+def test_a_number_written_as_masked_where_nothing_is_masked_is_named_and_reported_as_json(attntrace, tmp_path):
+    from tests.test_filled import edit_cells, printed, problem_path
+
+    path = problem_path(tmp_path, "xihuan")
+    seen = []
+
+    def masked(title, label, cell):
+        seen.extend([cell] if "Step 3 · V" in title else [])
+        return "-inf" if len(seen) == 1 and "Step 3 · V" in title else cell
+
+    sheet = tmp_path / "filled.md"
+    sheet.write_text(edit_cells(printed(attntrace, path, "markdown"), "markdown", masked), encoding="utf-8")
+    r = attntrace("check", sheet, path, "--format", "json")
+    assert r.code == 1 and r.err == ""
+    report = json.loads(r.out)
+    v = next(item for item in report["items"] if item["key"] == "v")
+    assert v["verdict"] == "wrong" and v["cells"][0]["given"] is None and v["cells"][0]["written_masked"] is True
+    assert report["diagnosis"].startswith("a cell that is never masked was written as masked (-inf): v[")
+    text = attntrace("check", sheet, path).out
+    assert "masked written, expected" in text and "off by" not in text and "inf" not in text.replace("-inf", "")
+
+
+def test_masked_written_for_the_weight_of_a_masked_key_is_its_0(attntrace, tmp_path):
+    from tests.test_filled import edit_cells, printed
+
+    path = SAMPLES / "causal.json"
+
+    def masked(title, label, cell):
+        return "masked" if "softmax" in title and cell in ("0", "0.00") else cell
+
+    sheet = tmp_path / "filled.md"
+    sheet.write_text(edit_cells(printed(attntrace, path, "markdown"), "markdown", masked), encoding="utf-8")
+    assert sheet.read_text(encoding="utf-8").count("| masked") >= 3
+    r = attntrace("check", sheet, path, "--format", "json")
+    report = json.loads(r.out)
+    assert r.code == 0 and report["passed"] and report["notes"] == [], r.out
+

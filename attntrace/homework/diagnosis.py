@@ -147,13 +147,22 @@ def diagnose(work: Work, items: list[Item]) -> tuple[str | None, tuple[str, ...]
         sentences = list(dict.fromkeys(sentence for *_, sentence in fitting))
         text = sentences[0] if len(sentences) == 1 else "either " + ", or ".join(sentences)
         return text + where, tags
+    from attntrace.homework.report import number
+
+    masked = [cell for cell in first.off if cell.given == -math.inf and math.isfinite(cell.expected)]
+    if masked:
+        cell = masked[0]
+        return (f"a cell that is never masked was written as masked (-inf): {cell.name}, expected "
+                f"{number(cell.expected, cell.decimals)}; only the scaled scores of a masked key are -inf"
+                + where), ("masked where nothing is masked",)
     rounded = _rounded_early(work, key)
     if rounded is not None:
         return rounded + where, ("rounded to fewer decimals",)
+    cut = _truncated(work, key)
+    if cut is not None:
+        return cut + where, ("cut instead of rounded",)
     if len(first.off) == 1:
         cell = first.off[0]
-        from attntrace.homework.report import number
-
         return (f"a slip in one cell: {cell.name} is {number(cell.given, cell.decimals)}, expected "
                 f"{number(cell.expected, cell.decimals)}; none of the usual mistakes explains it"), ("a slip in one cell",)
     return None, ()
@@ -161,17 +170,50 @@ def diagnose(work: Work, items: list[Item]) -> tuple[str | None, tuple[str, ...]
 
 def _rounded_early(work: Work, key: Key) -> str | None:
     """when every written cell of the step has fewer decimals than the sheet asks for, and is the value carried at its
-    own decimals: the numbers were rounded too early, to fewer decimals"""
+    own decimals (which differs from the value carried at the sheet's): the numbers were rounded too early"""
     from attntrace.homework.marking import EXACT_FROM, decimals
 
     g = work.given[key]
     written = np.isfinite(g)
     places = decimals(g)[written]
-    if not written.any() or places.max() >= min(work.precision, EXACT_FROM):
+    if work.rule.tolerance or not written.any() or places.max() >= min(work.precision, EXACT_FROM):
         return None
     fewest = int(places.max())  # "0.5" among "0.25"-style cells is 1 decimal too
-    carried = work.carried(key, fewest)
+    carried, asked = work.carried(key, fewest), work.carried(key, work.precision)
+    if np.array_equal(carried[written], asked[written]):  # whole numbers: rounding to fewer decimals changes nothing
+        return None
     if not rounds_to(g[written], np.where(np.isfinite(carried), carried, 0.0)[written], np.full(places.shape, fewest)).all():
         return None
-    return (f"the numbers were rounded to {fewest} decimal{'s' * (fewest != 1)}, not the {work.precision} the sheet "
-            "asks for, so every step carries a larger rounding error")
+    who = "--precision asks for" if work.rule.precision is not None else "the sheet asks for"
+    return (f"the numbers were rounded to {fewest} decimal{'s' * (fewest != 1)}, not the {work.precision} {who}, so "
+            "every step carries a larger rounding error")
+
+
+def _truncated(work: Work, key: Key) -> str | None:
+    """when every written cell is the right value cut off after the sheet's decimals, and some would round otherwise:
+    the digits were cut (truncated) instead of rounded"""
+    from attntrace.homework.marking import EXACT_FROM, cell_name
+    from attntrace.homework.report import number
+    from attntrace.homework.steps import recompute
+
+    p = work.precision
+    if work.rule.tolerance or p >= EXACT_FROM:
+        return None
+    g = work.given[key]
+    written = np.isfinite(g)
+    redo = recompute(work, key, None)
+    for values in [work.expected(key), *(redo[0] if redo is not None else [])]:
+        if values.shape != g.shape or not np.isfinite(values[written]).all():
+            continue
+        cut = np.trunc(np.round(values * 10.0**p, 6)) / 10.0**p  # 0.29 * 100 is 28.999999999999996: cut 29, not 28
+        if not np.allclose(g[written], cut[written], rtol=0, atol=1e-9):
+            continue
+        rounded = np.round(np.round(values * 10.0**p, 6)) / 10.0**p
+        differ = np.argwhere(written & ~np.isclose(cut, rounded, rtol=0, atol=1e-9))
+        if not len(differ):
+            return None
+        i, j = (int(v) for v in differ[0])
+        return (f"the numbers were cut off after {p} decimal{'s' * (p != 1)} instead of rounded: "
+                f"{cell_name(work.t, key, i, j)} is {number(values[i, j], p + 3)}, which rounds to "
+                f"{number(rounded[i, j], p)}, not {number(g[i, j], p)}")
+    return None

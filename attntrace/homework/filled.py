@@ -438,6 +438,8 @@ def _keep(answers: _Answers, table: _Table, rows: list[list[str]]) -> None:
             where = ((head, step), r, c)
             if np.isnan(value):
                 continue
+            if step == "weights" and value == -np.inf and answers.truth[(head, step)][r, c] == 0:
+                value = 0.0  # "masked" written for the weight of a masked key: its weight, 0
             if where not in answers.first:
                 answers.first[where] = (table.title, _norm(text))
                 matrix[r, c] = value

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -41,10 +42,12 @@ def number(value: float, places: int) -> str:
 def cell_lines(item: Item) -> list[str]:
     lines = []
     for cell in item.off[:MAX_CELLS]:
-        said = [] if cell.expected == float("-inf") else [f"off by {number(abs(cell.given - cell.expected), cell.decimals)}"]
+        finite = math.isfinite(cell.given) and math.isfinite(cell.expected)
+        said = [f"off by {number(abs(cell.given - cell.expected), cell.decimals)}"] if finite else []
         said += [] if cell.carried is None else [f"{number(cell.carried, cell.decimals)} with the rounding carried"]
         expected = f"{cell.basis} give" if cell.basis else "expected"
-        lines.append(f"{visible(cell.name)}: {number(cell.given, cell.decimals)} written, {expected} "
+        given = "masked" if cell.given == float("-inf") else number(cell.given, cell.decimals)
+        lines.append(f"{visible(cell.name)}: {given} written, {expected} "
                      f"{number(cell.expected, cell.decimals)}" + (f" ({'; '.join(said)})" if said else ""))
     if len(item.off) > MAX_CELLS:
         lines.append(f"… and {len(item.off) - MAX_CELLS} more cell{'s' * (len(item.off) - MAX_CELLS > 1)}")
@@ -108,7 +111,8 @@ def to_dict(report: Report) -> dict[str, Any]:
             "points": item.points if item.verdict == RIGHT or item.verdict == CONSEQUENCE and report.follow_through else 0.0,
             "max_points": item.max_points,
             "cells": [{"row": c.row + 1, "column": c.column + 1, "name": c.name,
-                       "given": None if c.given != c.given else c.given,
+                       "given": c.given if math.isfinite(c.given) else None,
+                       "written_masked": c.given == float("-inf"),
                        "expected": None if c.expected == float("-inf") else c.expected,
                        "expected_from": "own" if c.basis else "problem", "expected_carried": c.carried}
                       for c in item.off],
