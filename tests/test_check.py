@@ -652,3 +652,11 @@ def test_masked_written_for_the_weight_of_a_masked_key_is_its_0(attntrace, tmp_p
     report = json.loads(r.out)
     assert r.code == 0 and report["passed"] and report["notes"] == [], r.out
 
+
+
+def test_a_json_sheet_of_another_problem_says_so(attntrace, tmp_path):
+    sheet = {**hand.sheet(ONE, 2), "name": "li_ming: 3 tokens"}
+    _, report, _ = _mark(attntrace, tmp_path, ONE, sheet)
+    assert report["notes"] == ['the sheet answers the problem "li_ming: 3 tokens", and is marked against "我喜欢猫"']
+    _, same, _ = _mark(attntrace, tmp_path, ONE, {**sheet, "name": ONE["name"]})
+    assert same["notes"] == []

@@ -632,3 +632,20 @@ def test_a_step_6_table_that_follows_the_students_own_weights_is_not_noted(attnt
     slip = {**step_6, ("猫", 1): f"{float(own['猫']) * v[2, 1] + 0.05:.{decimals}f}"}  # one product miscalculated
     assert parse(set_cells(text, fmt, "Step 6 · w(2, j) · v_j", slip), path).notes == (
         'the table "Step 6 · w(2, j) · v_j" has 1 cell that differs from w(i, j) · v_j; it is not marked, but check it',)
+
+
+def test_a_worksheet_of_another_problem_is_refused_and_one_copied_wrong_is_noted(attntrace, tmp_path):
+    path = problem_path(tmp_path, "xihuan")
+    sheet = printed(attntrace, path, "markdown")
+    other = {**XIHUAN, "x": [[v + 1 for v in row] for row in XIHUAN["x"]]}
+    other_path = tmp_path / "other.json"
+    other_path.write_text(json.dumps(other, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(SheetError, match=r'filled.md: this worksheet is not of this problem: "Step 1 · X", row 我, column 1 '
+                                         r"reads 0.50 where the problem has 1.50 \(and 11 more cells\)"):
+        parse(sheet, other_path)
+    one_off = {**XIHUAN, "w_k": [[-0.4, 0.7], [0.5, 0.3], [0.8, -0.6], [0.1, 0.8]]}
+    one_path = tmp_path / "one.json"
+    one_path.write_text(json.dumps(one_off, ensure_ascii=False), encoding="utf-8")
+    assert parse(sheet, one_path).notes == ('"Step 2 · W_K", row 4, column 2 reads 0.90 where the problem has 0.80; it is '
+                                            "marked against the problem",)
+    assert parse(sheet, path).notes == ()

@@ -16,6 +16,7 @@ from decimal import Decimal
 import numpy as np
 
 from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.homework.report import number as number_text
 from attntrace.homework.sheet import MAX_PRECISION, Key, Sheet, SheetError
 from attntrace.homework.worksheet import intro
 from attntrace.model import intermediates
@@ -116,6 +117,8 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
             checked.append((table, rows))
     for table, rows in checked:  # once every marked table is read: checked against the student's own numbers too
         _check(answers, table, rows)
+    given = [table for table in blocks if table.block.answer is None and table.title.startswith(("Step 1 ", "Step 2 "))]
+    answers.notes.extend(_same_problem(given, lines, found, markdown, precision, origin))
     if not read:
         raise SheetError(f"{origin}: none of the worksheet's tables was found (such as \"{tables[0].title}\"); is this "
                          "the worksheet of this problem, printed with the same --heads, --scale and --mask options?")
@@ -134,6 +137,52 @@ def _student(lines: list[str]) -> str | None:
             name = " ".join(found[1].replace("\\", "").strip("_* \t").split())
             return name or None
     return None
+
+
+def _same_problem(given: list[_Table], lines: list[str], found: dict[str, list[int]], markdown: bool, precision: int,
+                  origin: str) -> list[str]:
+    """the problem's own tables (X and the weights, steps 1 and 2) as the worksheet prints them, against the problem:
+    a worksheet of another problem (over half the cells of one of these tables differ) is refused, a number or two
+    copied wrong is noted"""
+    differ: list[tuple[str, str, str, str, float]] = []
+    other = False
+    for table in given:
+        places = found.get(table.title)
+        if not places or _shown_cut(table):
+            continue
+        try:
+            rows = _rows(lines, places[0], markdown, table, origin)
+        except SheetError:  # a problem table mangled or cut out: it says nothing either way
+            continue
+        b, cells, before = table.block, 0, len(differ)
+        for k, texts in enumerate(rows):
+            for c, text in enumerate(texts):
+                written = _number(text)
+                if written is None:
+                    continue
+                cells += 1
+                if abs(written - b.values[k, c]) > 0.5 * 10.0**-precision + 1e-9 * (1 + abs(b.values[k, c])):
+                    differ.append((table.title, b.rows[k], b.cols[c], _norm(text), b.values[k, c]))
+        other = other or 2 * (len(differ) - before) > cells
+    if not differ:
+        return []
+    title, row, col, text, value = differ[0]
+    where = f'"{title}", row {row}, column {col} reads {text} where the problem has {number_text(value, precision)}'
+    if other:
+        raise SheetError(f"{origin}: this worksheet is not of this problem: {where} (and {plural(len(differ) - 1, 'more cell')}"
+                         "); check it against the problem it was printed from")
+    return [f"{where}{f' (and {len(differ) - 1} more)' if len(differ) > 1 else ''}; it is marked against the problem"]
+
+
+def _shown_cut(table: _Table) -> bool:
+    """a table too big to print whole"""
+    return len(table.block.rows) > MAX_SHOWN or len(table.block.cols) > MAX_SHOWN
+
+
+def _number(text: str) -> float | None:
+    """a printed number read back, or None when the cell holds none"""
+    cell = _cell(text)
+    return float(cell.replace(",", ".")) if NUMBER.fullmatch(cell) else None
 
 
 def _unread_notes(answers: _Answers) -> list[str]:

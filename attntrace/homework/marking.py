@@ -160,6 +160,8 @@ class Marker:
             raise SheetError(f"{sheet.origin}: query {sheet.query} is out of range; this problem has inputs 1 to {n}")
         t = self.traced(sheet.query)
         notes = list(sheet.notes)
+        if sheet.problem is not None and self.problem.name is not None and sheet.problem != self.problem.name:
+            notes.append(f'the sheet answers the problem "{sheet.problem}", and is marked against "{self.problem.name}"')
         given = _given(sheet, t, notes)
         precision, source = _precision(sheet, rule)
         if "final" in rule.points and (None, "output") not in given:

@@ -43,6 +43,7 @@ class Sheet:
     student: str | None = None
     notes: tuple[str, ...] = ()
     heads: tuple[int, ...] = ()  # the head numbers the sheet names, answered or not
+    problem: str | None = None  # the name of the problem the sheet says it answers (a JSON sheet's "name")
 
 
 def load(path: str, problem: Any = None) -> Sheet:
@@ -110,8 +111,10 @@ def from_dict(data: Any, origin: str) -> Sheet:
                     cells[(number, key)] = matrix(head[key], f"{where} {key}")
     if data.get("output") is not None:
         cells[(None, "output")] = matrix(data["output"], f"{origin}: output")
+    named = data.get("name")
     return Sheet(origin, cells, query=_query(data.get("query"), origin), precision=_precision(data.get("precision"), origin),
-                 student=_student(data.get("student"), origin), heads=tuple(numbers))
+                 student=_student(data.get("student"), origin), heads=tuple(numbers),
+                 problem=named if isinstance(named, str) else None)
 
 
 def _head(head: Any, index: int, origin: str) -> int:
