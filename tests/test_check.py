@@ -660,3 +660,13 @@ def test_a_json_sheet_of_another_problem_says_so(attntrace, tmp_path):
     assert report["notes"] == ['the sheet answers the problem "li_ming: 3 tokens", and is marked against "我喜欢猫"']
     _, same, _ = _mark(attntrace, tmp_path, ONE, {**sheet, "name": ONE["name"]})
     assert same["notes"] == []
+
+
+@pytest.mark.parametrize("precision", [2, 3])
+def test_dividing_by_the_square_root_rounded_to_the_sheets_decimals_is_right(attntrace, tmp_path, precision):
+    divided = hand.sheet(ONE, precision, divisor=lambda d_k, d: round(math.sqrt(d_k), precision))
+    assert divided["heads"][0]["scaled"] != hand.sheet(ONE, precision)["heads"][0]["scaled"]
+    r, report, verdicts = _mark(attntrace, tmp_path, ONE, divided)
+    assert r.code == 0 and set(verdicts.values()) == {"right"}, report
+    sloppy = hand.sheet(ONE, precision, divisor=lambda d_k, d: round(math.sqrt(d_k), precision - 1))
+    assert _mark(attntrace, tmp_path, ONE, sloppy)[2][("scaled", 1)] != "right"

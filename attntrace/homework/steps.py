@@ -136,10 +136,12 @@ DIVISOR_VARIANTS = ("unscaled", "multiplied", "sqrt_d_model", "scaled_when_none"
 MASK_VARIANTS = ("no_mask", "inverted", "transposed_mask")
 
 
-def _divided(work: Work, scores: Own, variant: str | None, head: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """the scores divided, biased, capped and masked as the problem says, or as a wrong convention does"""
+def _divided(work: Work, scores: Own, variant: str | None, head: int,
+             divisor: float | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """the scores divided (by the problem's divisor, or the one given), biased, capped and masked as the problem says,
+    or as a wrong convention does"""
     t = work.t
-    divisor, allowed = t.divisor, t.allowed
+    divisor, allowed = t.divisor if divisor is None else divisor, t.allowed
     if variant == "unscaled":
         if divisor == 1.0:
             return None
@@ -183,11 +185,19 @@ def _divided(work: Work, scores: Own, variant: str | None, head: int) -> tuple[n
 
 
 def _scaled(work: Work, head: int, variant: str | None) -> Redo | None:
-    divided = _divided(work, work.own((head, "scores")), variant, head)
+    """the scaled scores from the student's own scores; rightly scaled, √d_k may be rounded to the sheet's decimals too
+    (1.73 for √3), as the worksheet asks of every number"""
+    scores = work.own((head, "scores"))
+    divided = _divided(work, scores, variant, head)
     if divided is None:
         return None
     values, eps = divided
-    return [values], eps
+    candidates = [values]
+    if variant is None and work.t.problem.scale is True and work.precision < 9:
+        rounded = float(round_half_up(np.float64(work.t.divisor), work.precision))
+        also = _divided(work, scores, None, head, rounded) if rounded not in (0.0, work.t.divisor) else None
+        candidates += [] if also is None else [also[0]]
+    return candidates, eps
 
 
 def _weights(work: Work, head: int, variant: str | None) -> Redo | None:
