@@ -670,3 +670,12 @@ def test_dividing_by_the_square_root_rounded_to_the_sheets_decimals_is_right(att
     assert r.code == 0 and set(verdicts.values()) == {"right"}, report
     sloppy = hand.sheet(ONE, precision, divisor=lambda d_k, d: round(math.sqrt(d_k), precision - 1))
     assert _mark(attntrace, tmp_path, ONE, sloppy)[2][("scaled", 1)] != "right"
+
+
+def test_within_a_tolerance_a_wrong_cell_is_quoted_as_written(attntrace, tmp_path):
+    sheet = hand.sheet(ONE, 2, slip=(1, "q", 0, 0, 0.5))
+    _, report, _ = _mark(attntrace, tmp_path, ONE, sheet, "--tolerance", "0.01")
+    written = sheet["heads"][0]["q"][0][0]
+    text = attntrace("check", tmp_path / "sheet.json", tmp_path / "problem.json", "--tolerance", "0.01").out
+    assert f"q[我, 1]: {written:.2f} written, expected " in text and "0000" not in text
+    assert "the 9" not in (report["diagnosis"] or "")

@@ -383,8 +383,9 @@ class Work:
                         shown[at] = round_half_up(shown[at], int(p))
                 item.note = f"the other cells follow from {own}"
             carried = None if basis or self.rule.tolerance else self.carried(key, self.precision)
+            quoted = np.maximum(decimals(g), 0) if self.rule.tolerance else places  # within a tolerance: as written
             item.off = [Cell(int(i), int(j), cell_name(self.t, key, int(i), int(j)), float(g[i, j]), float(shown[i, j]),
-                             int(places[i, j]), basis, _also(carried, shown, places, self.precision, i, j))
+                             int(quoted[i, j]), basis, _also(carried, shown, places, self.precision, i, j))
                         for i, j in np.argwhere(~(right | follows | blank))]
             item.written = int(written.sum())
         missing = item.asked - item.given
