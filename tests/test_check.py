@@ -679,3 +679,14 @@ def test_within_a_tolerance_a_wrong_cell_is_quoted_as_written(attntrace, tmp_pat
     text = attntrace("check", tmp_path / "sheet.json", tmp_path / "problem.json", "--tolerance", "0.01").out
     assert f"q[我, 1]: {written:.2f} written, expected " in text and "0000" not in text
     assert "the 9" not in (report["diagnosis"] or "")
+
+
+def test_a_partly_written_sheet_scores_the_sum_rounded_and_its_gradebook_says_what_is_missing(attntrace, tmp_path):
+    sheet = hand.sheet(ONE, 2)
+    for key in ("q", "k"):  # one cell of six left blank in each: 5/6 + 5/6 + 5 = 6.6667, not 0.8333 + 0.8333 + 5
+        sheet["heads"][0][key][0][0] = None
+    book = tmp_path / "book.csv"
+    r, report, _ = _mark(attntrace, tmp_path, ONE, sheet, "--gradebook", str(book))
+    assert report["score"] == 6.6667
+    rows = list(csv.DictReader(book.open(encoding="utf-8")))
+    assert rows[0]["score"] == "6.6667" and rows[0]["head 1 q"] == "right, 5 of 6 cells" and rows[0]["head 1 v"] == "right"

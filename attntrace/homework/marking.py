@@ -73,7 +73,12 @@ class Item:
     @property
     def points(self) -> float:
         """full points for a right step (a consequence too, with follow-through), in proportion to the cells given"""
-        return round(self.max_points * min(1.0, self.given / max(self.asked, 1)), 4)
+        return round(self.earned, 4)
+
+    @property
+    def earned(self) -> float:
+        """points unrounded, so that a sheet's score is the sum's rounding, not a sum of roundings"""
+        return self.max_points * min(1.0, self.given / max(self.asked, 1))
 
 
 @dataclass
@@ -97,7 +102,7 @@ class Report:
     @property
     def score(self) -> float:
         earned = {RIGHT} | ({CONSEQUENCE} if self.follow_through else set())
-        return round(sum(item.points for item in self.items if item.verdict in earned), 4)
+        return round(sum(item.earned for item in self.items if item.verdict in earned), 4)
 
     @property
     def max_score(self) -> float:

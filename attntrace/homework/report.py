@@ -159,12 +159,19 @@ def gradebook(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["sheet", "student", "score", "max_score", *columns, "diagnosis"])
     for report in reports:
-        verdicts = {_column(item): item.verdict for item in report.items}
+        verdicts = {_column(item): _gradebook_verdict(item) for item in report.items}
         writer.writerow([_cell(report.sheet), _cell(report.student or ""), _points(report.score),
                          _points(report.max_score), *(verdicts.get(c, "") for c in columns), _cell(_diagnosis(report))])
     for sheet, error in unreadable:
         writer.writerow([_cell(sheet), "", "0", "", *("" for _ in columns), _cell(f"cannot be read: {error}")])
     return buffer.getvalue()
+
+
+def _gradebook_verdict(item: Item) -> str:
+    """an intermediate's verdict, with how many of its cells were written when not all were ("right, 5 of 6 cells")"""
+    if item.verdict == NOT_ANSWERED or item.complete:
+        return item.verdict
+    return f"{item.verdict}, {item.given} of {plural(item.asked, 'cell')}"
 
 
 def _diagnosis(report: Report) -> str:
