@@ -649,3 +649,14 @@ def test_a_worksheet_of_another_problem_is_refused_and_one_copied_wrong_is_noted
     assert parse(sheet, one_path).notes == ('"Step 2 · W_K", row 4, column 2 reads 0.90 where the problem has 0.80; it is '
                                             "marked against the problem",)
     assert parse(sheet, path).notes == ()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_worksheet_is_known_by_its_first_line_whatever_its_name_or_from_stdin(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "xihuan")
+    sheet_path = tmp_path / "filled.plain"
+    sheet_path.write_text(printed(attntrace, path, fmt), encoding="utf-8")
+    r = attntrace("check", sheet_path, path)
+    assert r.code == 0 and "PASS" in r.out, r.out + r.err
+    piped = attntrace("check", "-", path, input=sheet_path.read_text(encoding="utf-8"))
+    assert piped.code == 0 and piped.out.startswith("stdin · ") and "PASS" in piped.out, piped.out + piped.err

@@ -57,15 +57,22 @@ def load(path: str, problem: Any = None) -> Sheet:
     try:
         if p.is_dir():
             return _from_dir(p, path)
-        if p.suffix.lower() in TEXT_SUFFIXES:
+        text = read_text(path)
+        if p.suffix.lower() in TEXT_SUFFIXES or _worksheet(text):
             from attntrace.homework import filled
 
-            return filled.parse(read_text(p), path, problem)
-        return from_dict(jsonfile.parse(read_text(path), "stdin" if path == "-" else path, literals=True), path)
+            return filled.parse(text, "stdin" if path == "-" else path, problem)
+        return from_dict(jsonfile.parse(text, "stdin" if path == "-" else path, literals=True), path)
     except SheetError:
         raise
     except AttntraceError as e:
         raise SheetError(str(e)) from None
+
+
+def _worksheet(text: str) -> bool:
+    """whether a text of any name (or stdin) is a worksheet, by its first line: "Worksheet: ...", not JSON"""
+    first = text.lstrip("\ufeff \t\r\n").split("\n", 1)[0]
+    return first.lstrip("# ").startswith("Worksheet:")
 
 
 def _from_dir(p: Path, origin: str) -> Sheet:
