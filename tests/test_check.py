@@ -690,3 +690,11 @@ def test_a_partly_written_sheet_scores_the_sum_rounded_and_its_gradebook_says_wh
     assert report["score"] == 6.6667
     rows = list(csv.DictReader(book.open(encoding="utf-8")))
     assert rows[0]["score"] == "6.6667" and rows[0]["head 1 q"] == "right, 5 of 6 cells" and rows[0]["head 1 v"] == "right"
+
+
+def test_a_problem_holding_nan_among_the_paths_is_refused_as_the_problem(attntrace, tmp_path):
+    bad = tmp_path / "problem.json"
+    bad.write_text('{"x": [[1, NaN]]}', encoding="utf-8")
+    r = attntrace("check", _write(tmp_path, "sheet.json", hand.sheet(ONE, 2)), bad)
+    assert r.code == 1 and r.out == ""
+    assert r.err == f"attntrace: {bad}: x row 1, column 2 is NaN; every value must be finite\n"

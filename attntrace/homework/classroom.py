@@ -31,8 +31,8 @@ def is_problem(path: str) -> bool:
     from attntrace.files import jsonfile
     from attntrace.files.text import read_text
 
-    try:
-        data = jsonfile.parse(read_text(p), path)
+    try:  # NaN and Infinity kept: a problem holding one is still a problem, refused as such when it is read
+        data = jsonfile.parse(read_text(p), path, literals=True)
     except AttntraceError:
         return False
     return isinstance(data, dict) and "x" in data
