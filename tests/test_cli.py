@@ -152,13 +152,33 @@ def test_mask_window_and_heads_override_the_file(attntrace):
     doc = _json(attntrace("run", SAMPLES / "worked_example_csv", "--heads", "3", "-f", "json"))
     assert len(doc["heads"]) == 3
     r = attntrace("run", "--heads", "2")
-    assert r.code == 1 and "heads = 2 does not divide d_k = 3" in r.err
+    assert r.code == 2 and "heads = 2 does not divide d_k = 3" in r.err  # an option that does not fit: usage
 
 
 def test_mask_accepts_commas_and_repeats(attntrace):
     a = _json(attntrace("run", "--mask", "causal,window", "--window", "1", "-f", "json"))
     b = _json(attntrace("run", "--mask", "causal", "--mask", "window", "--window", "1", "-f", "json"))
     assert a["config"]["mask"] == b["config"]["mask"] == ["causal", "window"]
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("--mask", "causal,none"), 'mask "none" cannot go with "causal"; give one or the other'),
+    (("--mask", "causal", "--mask", "none"), 'mask "none" cannot go with "causal"'),
+    (("--heads", "2"), "heads = 2 does not divide d_k = 3"),
+    (("--scale-by", "inf"), "scale = inf must be"),
+])
+def test_an_option_that_does_not_fit_the_problem_is_a_usage_error(attntrace, args, said):
+    r = attntrace("run", *args)
+    assert r.code == 2 and r.out == "" and said in r.err and r.err.count("\n") == 1, r.err
+
+
+def test_the_same_setting_in_a_problem_file_is_bad_content(attntrace, tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"x": [[1.0, 2.0, 3.0]], "heads": 2}), encoding="utf-8")
+    r = attntrace("run", path)
+    assert r.code == 1 and "heads = 2 does not divide" in r.err
+    path.write_text(json.dumps({"x": [[1.0, 2.0]], "mask": ["causal", "none"]}), encoding="utf-8")
+    assert attntrace("run", path).code == 1
 
 
 def test_unknown_mask_option(attntrace):

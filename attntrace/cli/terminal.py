@@ -71,7 +71,8 @@ class Environment:
     def write(self, text: str) -> None:
         """write data to stdout; a reader that has gone away (| head) raises BrokenPipeError, which main() ends quietly"""
         if self.stdout is None:
-            raise AttntraceError("stdout is closed; write to a file with -o FILE")
+            raise AttntraceError("stdout is closed; redirect it to a file (> FILE), or give -o FILE where the command "
+                                 "takes it")
         try:
             self.stdout.write(text)
             self.stdout.flush()

@@ -25,8 +25,9 @@ def problem(file: str | None, env: Environment, matrices: Matrices | None = None
         env.message(f"note: {note}")
     try:
         return override(read_problem, **(settings or {}))
-    except AttntraceError as e:
-        raise problem_error(origin(file, matrices), e) from None
+    except AttntraceError as e:  # the problem read fine: the options given do not fit it, a usage error
+        given = any(value is not None for value in (settings or {}).values())
+        raise AttntraceError(str(problem_error(origin(file, matrices), e)), 2 if given else e.exit_code) from None
 
 
 def traced(file: str | None, problem: Any, matrices: Matrices | None = None, **how: Any) -> Any:

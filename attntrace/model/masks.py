@@ -93,7 +93,11 @@ KINDS: dict[str, type] = {"causal": Causal, "window": Window, "padding": Padding
 
 def from_names(names: Iterable[str], window: int | None = None, padding: Iterable[bool] | None = None) -> tuple[Mask, ...]:
     """masks from their names, as a problem file or --mask gives them; a window or padding given turns its mask on"""
+    names = list(names)
     wanted = list(dict.fromkeys(n for n in names if n != "none"))
+    if "none" in names and wanted:
+        others = " and ".join(f'"{n}"' for n in wanted)
+        raise AttntraceError(f'mask "none" cannot go with {others}; give one or the other')
     for name, value in (("window", window), ("padding", padding)):
         if value is not None and name not in wanted:
             wanted.append(name)
