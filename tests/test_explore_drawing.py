@@ -9,10 +9,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.style import Style
+from textual._ansi_theme import DEFAULT_TERMINAL_THEME
+from textual.color import Color
+from textual.filter import ANSIToTruecolor, Monochrome, NoColor
 
 from attntrace.explore import drawing, state
 from attntrace.explore.app import StepView
-from attntrace.explore.drawing import Drawer
+from attntrace.explore.drawing import Drawer, Finish
 from attntrace.explore.state import Cell, Session
 from attntrace.model.contract import dumps, problem_to_dict
 from attntrace.model.generate import random_problem
@@ -190,16 +194,25 @@ def test_the_arithmetic_worked_out_ahead_is_what_enter_shows(monkeypatch):
     assert s.arithmetic_ahead() is None  # a given number: nothing to work out
 
 
+def _refused_on_the_screen(monkeypatch) -> None:
+    """tables laid out and arithmetic worked out only on another thread (drawing ahead): on the screen's own thread,
+    when a key comes, they fail"""
+    for module, name in ((drawing, "tables"), (state, "explain_steps")):
+        original = getattr(module, name)
+
+        def refused(*args, original=original, **kwargs):
+            if threading.current_thread() is threading.main_thread():
+                raise AssertionError("worked out when the key came")
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, refused)
+
+
 def test_drawing_ahead_readies_step_8_with_the_panel_open_and_its_arithmetic(monkeypatch):
     async def script(pilot, app):
         await press(pilot, *["right"] * 7)
         await app.workers.wait_for_complete()
-
-        def refused(*args, **kwargs):
-            raise AssertionError("worked out when the key came")
-
-        monkeypatch.setattr(drawing, "tables", refused)
-        monkeypatch.setattr(state, "explain_steps", refused)
+        _refused_on_the_screen(monkeypatch)
         await press(pilot, "enter")
         assert app.session.explaining and "score(1,1)" in " ".join(main_lines(app) + [_side(app)])
 
@@ -210,3 +223,62 @@ def _side(app) -> str:
     from tests.test_explore import side_text
 
     return side_text(app)
+
+
+@pytest.mark.parametrize("filters", [(ANSIToTruecolor(DEFAULT_TERMINAL_THEME),), (NoColor(), Monochrome())])
+def test_a_line_finished_once_is_the_line_textual_would_finish_as_shown(filters):
+    """the pane's style under each line and the terminal's filters applied to it, a style at a time by the drawer, are
+    what Textual does to the line as it shows it: its style, then each filter on each segment"""
+    s = Session(tokens64())
+    s.go(8)
+    style, background = Style(color="#e0e0e0", bgcolor="#121212", italic=True), Color(18, 18, 18)
+    finished, bare = Drawer(), Drawer()
+    finished.finish = Finish(style, filters, background)
+    for mine, theirs in zip(finished.step(s.current(), 4, WIDTH, [None, np.eye(64, dtype=bool), None]),
+                            bare.step(s.current(), 4, WIDTH, [None, np.eye(64, dtype=bool), None])):
+        for at in range(min(mine.height, 12)):
+            textual = bare.line(theirs, at, WIDTH).crop_extend(0, WIDTH, style).apply_style(style)
+            for f in filters:
+                textual = textual.apply_filter(f, background)
+            assert list(finished.line(mine, at, WIDTH)) == list(textual)
+
+
+def _screen(app) -> list[list[tuple[str, object, object]]]:
+    """the whole screen a character at a time, each with its style and its meta"""
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    return [[ch for strip in line for ch in _chars(strip)] for line in update.strips]
+
+
+@pytest.mark.parametrize("key", ["s", "t", "right_square_bracket", "enter", "m"])
+def test_what_a_likely_key_shows_is_drawn_ahead_and_is_what_it_shows_drawn_at_the_key(monkeypatch, key):
+    problem = random_problem(n=64, d_model=16, d_k=8, d_v=8, init="normal", seed=0)
+    before = ["right"] * 4 + ["tab"]
+    screens = {}
+
+    async def ahead(pilot, app):
+        await press(pilot, *before)
+        await app.workers.wait_for_complete()
+        with monkeypatch.context() as patch:
+            _refused_on_the_screen(patch)
+            await press(pilot, key)
+            screens["ahead"] = _screen(app)
+
+    async def at_the_key(pilot, app):
+        await press(pilot, *before, key)
+        screens["at the key"] = _screen(app)
+
+    drive(ahead, problem, draw_ahead=True)
+    drive(at_the_key, problem)
+    assert screens["ahead"] == screens["at the key"]
+
+
+def test_the_last_key_is_drawn_ahead_first():
+    async def script(pilot, app):
+        await press(pilot, "right", "right", "right", "right", "s")
+        keys, _ = app.screen._likely()
+        v = app.session.ahead()
+        keys[1](v)  # after this screen: s again
+        assert v.problem.scale is not False and app.session.problem.scale is False
+        assert app.session.history == [app.session.original]  # the copy's change is its own
+
+    drive(script, random_problem(n=8, d_model=4, init="normal", seed=0))

@@ -9,11 +9,10 @@ import re
 import sys
 import time
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from rich.cells import cell_len
 from rich.console import Group
 from rich.style import Style
@@ -23,6 +22,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal, Vertical
+from textual.filter import LineFilter
 from textual.geometry import Region, Size
 from textual.screen import ModalScreen, Screen
 from textual.scroll_view import ScrollView
@@ -32,11 +32,10 @@ from textual.widgets import Input, Static
 from attntrace.cli.files import write_files
 from attntrace.cli.terminal import ExitStatus
 from attntrace.errors import AttntraceError
-from attntrace.explore.drawing import SELECTED, CellKey, Drawer, Part, Stop, highlighted
+from attntrace.explore.drawing import SELECTED, CellKey, Drawer, Finish, Part, Stop, go_on, highlighted, watched
 from attntrace.explore.state import STEPS, Cell, Session, typed
 from attntrace.render.escape import visible
 from attntrace.render.table import Look
-from attntrace.views.page import Step
 
 HINT = "? keys · q quit"
 KEYS = (
@@ -58,11 +57,13 @@ KEYS = (
     ("Esc", "close the side panel"),
     ("q", "quit; Ctrl-C ends with exit status 130"),
 )
+Key = Callable[[Session], str | None]  # what a key does to a session, and what it says
 STEPS_WIDTH = 24  # the list of steps on the left
 SIDE_WIDTH = 52  # the side panel, when open beside the main pane
 SIDE_TEXT = SIDE_WIDTH - 5  # its text: less its edge, its padding and a scroll bar
 MAIN_LEAST = 40  # the fewest columns the main pane's tables keep beside the panel; on a narrower screen it goes below
 BUSY = 0.5  # seconds drawing ahead waits after a key, unless the screen is drawn sooner
+SWITCH = 0.0005  # seconds a thread holds the interpreter while another waits: a key is read at once while drawing ahead
 
 
 class Explorer(App[None]):
@@ -90,6 +91,7 @@ class Explorer(App[None]):
     def __init__(self, session: Session, *, look: Look = Look(), folder: Path | None = None,
                  stem: str = "attntrace", draw_ahead: bool = True) -> None:
         super().__init__()
+        self.switch = sys.getswitchinterval()  # as it was before the explorer
         self.draw_ahead = draw_ahead  # draw the other steps in a thread while the reader reads
         self.busy_until = 0.0  # drawing ahead waits until then: a key is being answered
         self.session = session
@@ -108,7 +110,11 @@ class Explorer(App[None]):
             self.busy_until = time.monotonic() + BUSY
         await super().on_event(event)
 
+    def on_mount(self) -> None:
+        sys.setswitchinterval(SWITCH)
+
     def on_unmount(self) -> None:
+        sys.setswitchinterval(self.switch)
         gc.unfreeze()  # what is left of the explorer is garbage like any other
 
     def idle(self) -> None:
@@ -168,8 +174,10 @@ class TraceScreen(Screen[None]):
         self.message = HINT
         self.drawn = 0  # the screens drawn so far
         self.ahead = 0  # the generation of drawing ahead; a new one stops the last
-        self.drawn_ahead: tuple[object, int] | None = None  # what drawing ahead started from
+        self.drawn_ahead: tuple[object, ...] | None = None  # what drawing ahead started from
         self.side: tuple[object, ...] = ()  # what the side panel shows
+        self.again: Key | None = None  # the last key that changed the session, likely pressed again
+        self.steps = Text()  # what the list of steps shows
         self.drawer = Drawer(self.explorer.look)
 
     @property
@@ -199,24 +207,34 @@ class TraceScreen(Screen[None]):
     # drawing
 
     async def redraw(self) -> None:
-        """draw what the session says; the widgets whose size cannot change are redrawn without a new layout"""
+        """draw what the session says; the widgets whose size cannot change are redrawn without a new layout, and those
+        whose content did not change are left as they are"""
         s = self.session
         self.query_one("#side").set_class(s.explaining or s.tempered, "open")
         self.query_one("#panes").set_class(self._below(), "below")
-        self.query_one("#steps", Static).update(self._steps(), layout=False)
+        steps = self._steps()
+        if steps != self.steps:
+            self.steps = steps
+            self.query_one("#steps", Static).update(steps, layout=False)
         width = self._width()
-        parts = self.drawer.step(s.current(), s.precision, width, s.changed(), near=self.size.height)
+        parts = self._main(s, width, self.size.height)
         self.query_one("#main", StepView).show(parts, width, s.cell)
-        side = self._side_key()
+        side_width = self._side_width()
+        side = self._side_key(s, side_width)
         if side != self.side:
             self.side = side
-            self.query_one("#side", StepView).show(self._side(), self._side_width(), None)
+            self.query_one("#side", StepView).show(self._side(s, side_width), side_width, None)
         self.query_one("#status", Static).update(self._status(), layout=False)
         self.drawn += 1
         self.call_after_refresh(self.explorer.idle)
-        if self.explorer.draw_ahead and (parts, width) != self.drawn_ahead:
-            self.drawn_ahead = (parts, width)
-            self._draw_ahead(width)
+        if self.explorer.draw_ahead and (parts, width, side) != self.drawn_ahead:
+            self.drawn_ahead = (parts, width, side)
+            self._draw_ahead()
+
+    def _main(self, s: Session, width: int, near: int, pause: Callable[[], None] = go_on) -> list[Part]:
+        """the main pane's parts for session s: its current step, the tables in the first near lines laid out"""
+        step, changed = watched(pause, lambda: (s.current(), s.changed()))
+        return self.drawer.step(step, s.precision, width, changed, pause, near)
 
     def _status(self) -> Text:
         """the status line and the message line, a row each, cut with … to the screen's width; on the message line the
@@ -231,11 +249,11 @@ class TraceScreen(Screen[None]):
             row.truncate(width, overflow="ellipsis")
         return Text("\n").join(rows)
 
-    def _side_key(self) -> tuple[object, ...]:
-        """what the side panel shows depends on"""
-        s = self.session
+    @staticmethod
+    def _side_key(s: Session, width: int) -> tuple[object, ...]:
+        """what the side panel shows for session s, width columns wide, depends on"""
         return (s.explaining and (id(s.problem), s.step, s.row, s.head, s.cell, s.precision, s.carry),
-                s.tempered and (id(s.problem), s.row, s.head, s.temperature, s.precision, s.carry), self._side_width())
+                s.tempered and (id(s.problem), s.row, s.head, s.temperature, s.precision, s.carry), width)
 
     def _below(self) -> bool:
         """the side panel goes below the main pane: beside it, it would leave the tables too few columns"""
@@ -252,22 +270,36 @@ class TraceScreen(Screen[None]):
         """the columns the side panel's text may take: all the main pane's when it is below"""
         return max(20, self.size.width - STEPS_WIDTH - 4) if self._below() else SIDE_TEXT
 
-    def _draw_ahead(self, width: int) -> None:
-        """draw the steps in a thread while the reader looks at this one, the nearest first, and what Enter (or t) would
-        show: the selected cell's arithmetic, this step with the side panel opened (or closed); the thread waits while
-        a key is being answered, and stops when the screen asks for another drawing ahead"""
-        s, explorer = self.session, self.explorer
-        view = s.view()
-        order = sorted(range(1, len(view) + 1), key=lambda number: (abs(number - s.step), number < s.step))
-        jobs: list[tuple[Step, list[np.ndarray | None], int]] = [(view[number - 1], s.changed(number), width)
-                                                                 for number in order]
-        other = self._width(not (s.explaining or s.tempered))
-        if other != width:  # after the nearest steps
-            jobs.insert(3, (view[s.step - 1], s.changed(), other))
-        arithmetic = s.arithmetic_ahead()
-        screenful = self.size.height
+    def _likely(self) -> tuple[list[Key], list[Key]]:
+        """the keys a reader likely presses next, each as what it does to a session: all of them, the likeliest first
+        (this screen, the last key again, the next step, Enter, t, ] and [, s, the next input, + and -, m, the previous
+        input, h and H, the previous step, the other steps, nearest first), and those that open a step"""
+        s = self.session
+        others = sorted((n for n in range(1, len(STEPS) + 1) if abs(n - s.step) > 1),
+                        key=lambda n: (abs(n - s.step), n < s.step))
+        steps: list[Key] = [lambda v: None, lambda v: v.next_step(1), lambda v: v.next_step(-1),
+                            *(lambda v, n=n: v.go(n) for n in others)]  # this one, the next, the previous, ...
+        keys: list[Key] = [Session.toggle_explaining, Session.toggle_temperature, lambda v: v.warmer(1),
+                           lambda v: v.warmer(-1), Session.toggle_scale, lambda v: v.next_input(1),
+                           lambda v: v.more_precision(1), lambda v: v.more_precision(-1), Session.cycle_mask,
+                           lambda v: v.next_input(-1)]
+        if s.problem.dims.heads > 1:
+            keys += [lambda v: v.next_head(1), lambda v: v.next_head(-1)]
+        again = [] if self.again is None else [self.again]
+        return [steps[0], *again, steps[1], *keys, *steps[2:]], steps
+
+    def _draw_ahead(self) -> None:
+        """draw in a thread, while the reader looks at this screen, what the likeliest keys would show (see _likely):
+        for each, the screenful of the main pane it would show and its side panel, worked out on a copy of the session
+        with the key pressed; then the rest of every step. The thread waits while a key is being answered, and stops
+        when the screen asks for another drawing ahead"""
+        s, explorer, drawer = self.session, self.explorer, self.drawer
+        keys, steps = self._likely()
+        screenful, top = self.size.height, int(self.query_one("#main", StepView).scroll_offset.y)
+        widths = {panel: self._width(panel) for panel in (False, True)}
+        side_width = self._side_width()
         self.ahead += 1
-        ahead, precision, drawer = self.ahead, s.precision, self.drawer
+        ahead = self.ahead
 
         def pause() -> None:
             while ahead == self.ahead and time.monotonic() < explorer.busy_until:
@@ -275,36 +307,35 @@ class TraceScreen(Screen[None]):
             if ahead != self.ahead:
                 raise Stop()
 
-        calls = 0
-
-        def every_call(frame: object, event: str, arg: object) -> None:
-            nonlocal calls
-            calls += 1
-            if calls % 256 == 0:
-                pause()
+        def screen(v: Session, first: bool) -> None:
+            """draw what the screen shows for session v: the main pane's first screenful (the rest, unless first), from
+            where it is scrolled to when v keeps the step, and the side panel"""
+            width = widths[v.explaining or v.tempered]
+            start = top if v.step == s.step else 0
+            line = 0
+            for part in self._main(v, width, screenful, pause):
+                shown = line < start + screenful and line + part.height > start
+                if shown == first:
+                    drawer.ahead(part, width, pause, shown=first)
+                line += part.height
+            if first and (v.explaining or v.tempered):
+                for part in watched(pause, self._side, v, side_width):
+                    drawer.ahead(part, side_width, pause, shown=True)
 
         def work() -> None:
-            sys.setprofile(every_call)  # this thread only: laying out a large table pauses too when a key comes
             try:
-                for first in (True, False):  # the first screenful of each step, then the rest
-                    for index, (step, changed, wide) in enumerate(jobs):
-                        if first and index == 3 and arithmetic is not None:
-                            pause()
-                            try:
-                                arithmetic()
-                            except AttntraceError:  # what it cannot be worked out for, Enter says
-                                pass
-                        line = 0
-                        for part in drawer.step(step, precision, wide, changed, pause, screenful):
-                            if (line < screenful) == first:
-                                drawer.ahead(part, wide, pause, shown=first)
-                            line += part.height
+                for first, pressed in ((True, keys), (False, steps)):  # the first screenful of each, then the rest
+                    for key in pressed:  # of each step
                         pause()
+                        v = s.ahead()
+                        try:
+                            watched(pause, key, v)
+                            screen(v, first)
+                        except AttntraceError:  # what the key cannot do, it says when pressed
+                            pass
                         kept()  # what was drawn is kept for long: the collector is told to leave it be, as after a key
             except Stop:
                 pass
-            finally:
-                sys.setprofile(None)
 
         self.run_worker(work, thread=True, group="ahead", exclusive=True)
 
@@ -324,9 +355,13 @@ class TraceScreen(Screen[None]):
         out.append(about + (f", {d.heads} heads" if d.heads > 1 else ""), style="dim")
         return out
 
-    def _side(self) -> list[Part]:
-        """the side panel: the selected cell's arithmetic, and the softmax at a temperature"""
-        s, drawer, width = self.session, self.drawer, self._side_width()
+    def _side(self, s: Session, width: int) -> list[Part]:
+        """the side panel for session s: the selected cell's arithmetic, and the softmax at a temperature; the same
+        parts each time it shows the same"""
+        return self.drawer.kept(("side", self._side_key(s, width)), s.problem, lambda: self._side_parts(s, width))
+
+    def _side_parts(self, s: Session, width: int) -> list[Part]:
+        drawer = self.drawer
         parts: list[Part] = []
         if s.explaining:
             parts.append(drawer.text(Text("the selected cell's arithmetic", style="bold underline"), width))
@@ -350,44 +385,50 @@ class TraceScreen(Screen[None]):
         self.message = said or HINT
         await self.redraw()
 
+    async def press(self, key: Key) -> None:
+        """a key that does key to the session; drawing ahead draws it first from now on, as a key is often pressed again
+        (→ to read on, s to compare, ] to warm further)"""
+        self.again = key
+        await self.act(lambda: key(self.session))
+
     async def action_step(self, delta: int) -> None:
-        await self.act(lambda: self.session.next_step(delta))
+        await self.press(lambda s: s.next_step(delta))
 
     async def action_input(self, delta: int) -> None:
-        await self.act(lambda: self.session.next_input(delta))
+        await self.press(lambda s: s.next_input(delta))
 
     async def action_choose(self, number: int) -> None:
-        await self.act(lambda: self.session.follow(number - 1))
+        await self.press(lambda s: s.follow(number - 1))
 
     async def action_head(self, delta: int) -> None:
-        await self.act(lambda: self.session.next_head(delta))
+        await self.press(lambda s: s.next_head(delta))
 
     async def action_tab(self, delta: int) -> None:
-        await self.act(lambda: self.session.tab(delta))
+        await self.press(lambda s: s.tab(delta))
 
     async def action_move(self, rows: int, cols: int) -> None:
-        await self.act(lambda: self.session.move(rows, cols))
+        await self.press(lambda s: s.move(rows, cols))
 
     async def action_explain(self) -> None:
-        await self.act(self.session.toggle_explaining)
+        await self.press(Session.toggle_explaining)
 
     async def action_undo(self) -> None:
-        await self.act(self.session.undo)
+        await self.press(Session.undo)
 
     async def action_scale(self) -> None:
-        await self.act(self.session.toggle_scale)
+        await self.press(Session.toggle_scale)
 
     async def action_mask(self) -> None:
-        await self.act(self.session.cycle_mask)
+        await self.press(Session.cycle_mask)
 
     async def action_precision(self, delta: int) -> None:
-        await self.act(lambda: self.session.more_precision(delta))
+        await self.press(lambda s: s.more_precision(delta))
 
     async def action_temperature(self) -> None:
-        await self.act(self.session.toggle_temperature)
+        await self.press(Session.toggle_temperature)
 
     async def action_warmer(self, delta: int) -> None:
-        await self.act(lambda: self.session.warmer(delta))
+        await self.press(lambda s: s.warmer(delta))
 
     async def action_close(self) -> None:
         def close() -> None:
@@ -526,11 +567,23 @@ class StepView(ScrollView):
         stays in view"""
         self.keep_selected()
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        finish = Finish(self.rich_style, tuple(self.app.get_line_filters()), self.background_colors[1], self.app.console)
+        if finish != self.drawer.finish:  # the lines kept finished the old way are finished again as they are shown
+            self.drawer.finish = finish
+        return super().render_lines(crop)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """none: the drawer's Finish has applied them to each line, once"""
+        return ()
+
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         line = scroll_y + y
+        width = self.scrollable_content_region.width
+        finish = self.drawer.finish
         if not self.parts or line >= self.starts[-1] + self.parts[-1].height:
-            return Strip.blank(self.scrollable_content_region.width, self.rich_style)
+            return finish(Strip.blank(width), width)
         index = bisect_right(self.starts, line) - 1
         part = self.parts[index]
         strip = self.drawer.line(part, line - self.starts[index], self.width)
@@ -538,8 +591,11 @@ class StepView(ScrollView):
             self.stale()
         if self.selected is not None and self.selected[1] == line:
             strip = highlighted(strip, self.selected[0])
-        width = self.scrollable_content_region.width
-        return strip.crop_extend(scroll_x, scroll_x + width, self.rich_style).apply_style(self.rich_style)
+        if scroll_x or strip.cell_length != width:
+            strip = strip.crop(scroll_x, scroll_x + width)
+            if strip.cell_length < width:
+                strip = Strip.join([strip, finish(Strip.blank(width - strip.cell_length), width - strip.cell_length)])
+        return strip
 
 
 class Prompt(ModalScreen[str | None]):

@@ -7,10 +7,12 @@ carries its place, for a click, given to each line as it is first shown; the cel
 from __future__ import annotations
 
 import io
+import sys
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from rich.cells import cell_len
@@ -19,6 +21,8 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
+from textual.color import Color
+from textual.filter import LineFilter
 from textual.strip import Strip
 
 from attntrace.render.escape import visible
@@ -31,9 +35,10 @@ from attntrace.views.text import width as width_of
 SELECTED = Style(reverse=True, bold=True)
 CHANGED = Style(bgcolor="dark_magenta", bold=True)
 ABOVE, BELOW = 3, 1  # a table's lines above its first row (its edge, its header, the rule under it) and below its last
-KEPT = 512  # tables kept drawn; more are dropped all at once
+KEPT = 512  # steps and tables kept drawn; past that, those least lately asked for are dropped
 LATER = 1024  # a matrix of at least this many shown cells is laid out when first shown, its height foretold
 
+T = TypeVar("T")
 CellKey = tuple[int, int, int]  # (table among the step's tables, row, column), from 0
 Place = tuple[CellKey, int, int, Text]  # a cell of a drawn table: its key, its line in the table, its column among
 # the table's (the labels' is 0) and its text
@@ -50,7 +55,8 @@ class Part:
     lines: list[Strip] | None = None  # drawn when first needed, without the cells' places
     places: list[Place] | None = None  # a table's cells
     marks: dict[int, list[tuple[int, int, CellKey]]] | None = None  # the cells on each line: where they start and end
-    shows: dict[int, Strip] = field(default_factory=dict)  # each line as shown, with its cells' places
+    shows: dict[int, Strip] = field(default_factory=dict)  # each line as shown, with its cells' places, finished
+    finished: Finish | None = None  # how the lines in shows were finished
     later: Later | None = None  # the matrix this part is of, while it is not laid out
 
 
@@ -70,12 +76,77 @@ class Later:
     wrong: bool = False  # the matrix laid out differs from what was foretold: the step is to be drawn again
 
 
+@dataclass(frozen=True)
+class Finish:
+    """what the screen does to a line before it shows it: the pane's own style under it, then the terminal's colour
+    filters (Textual's line filters), and its styles written as the terminal's codes; done once a line, when first
+    shown or drawn ahead, rather than each time the screen is drawn"""
+
+    style: Style = Style()
+    filters: tuple[LineFilter, ...] = ()
+    background: Color = Color(0, 0, 0, 0)
+    console: Console | None = None  # the screen's console, whose colours the codes are written in
+    done: dict[Style | None, Style | None] = field(default_factory=dict, compare=False, repr=False)  # each style met
+    # so far, finished
+
+    def __call__(self, line: Strip, width: int) -> Strip:
+        """the line width cells wide, with the pane's style under it and the filters applied: as Textual applies them,
+        a segment at a time, but each style finished once (a table's lines have few)"""
+        line = line.crop_extend(0, width, self.style)
+        if not self.style and not self.filters:
+            return line
+        if any(control for _, _, control in line):  # none in a drawn line
+            line = line.apply_style(self.style)
+            for f in self.filters:
+                line = line.apply_filter(f, self.background)
+            return line
+        done, out = self.done, []
+        for text, style, _ in line:
+            finished = done.get(style)
+            if finished is None:
+                finished = done.setdefault(style, self._finish(style))
+            out.append(Segment(text, finished))
+        return Strip(out, line.cell_length)
+
+    def _finish(self, style: Style | None) -> Style | None:
+        segment = Segment(" ", self.style + style)
+        for f in self.filters:
+            segment = f.apply([segment], self.background)[0]
+        return segment.style
+
+    def codes(self, line: Strip) -> None:
+        """write the line's styles as the terminal's codes, which each style keeps"""
+        if self.console is not None:
+            line.render(self.console)
+
+
 class Stop(Exception):
     """what was being drawn ahead is no longer wanted"""
 
 
-def _go_on() -> None:
+def go_on() -> None:
     """drawing on the screen's own thread never pauses"""
+
+
+def watched(pause: Callable[[], None], make: Callable[..., T], *args: Any) -> T:
+    """make(*args), calling pause every 256 calls it makes, through a profile hook on this thread (see sys.setprofile):
+    a long piece of work, a table's layout say, pauses when asked. The hook makes every call dearer, so it is only on
+    while such work runs; none on the screen's thread (go_on), nor under another hook"""
+    if pause is go_on or sys.getprofile() is not None:
+        return make(*args)
+    calls = 0
+
+    def every_call(frame: object, event: str, arg: object) -> None:
+        nonlocal calls
+        calls += 1
+        if calls % 256 == 0:
+            pause()
+
+    sys.setprofile(every_call)
+    try:
+        return make(*args)
+    finally:
+        sys.setprofile(None)
 
 
 class Drawer:
@@ -85,18 +156,37 @@ class Drawer:
     def __init__(self, look: Look = Look()) -> None:
         self.look = look
         self.foretell = True  # until a foretold height proves wrong
-        self._kept: dict[tuple[Any, ...], tuple[object, list[Part]]] = {}
+        self.finish = Finish()  # what the screen does to a line before it shows it
+        self._kept: OrderedDict[tuple[Any, ...], tuple[object, list[Part]]] = OrderedDict()
         self._local = threading.local()
 
+    def kept(self, key: tuple[Any, ...], owner: object, make: Callable[[], list[Part]]) -> list[Part]:
+        """the parts kept for key, made the first time: the same list each time (owner: what the ids in key are of)"""
+        held = self._held(key, owner)
+        if held is None:
+            held = make()
+            self._keep(key, owner, held)
+        return held
+
+    def _held(self, key: tuple[Any, ...], owner: object) -> list[Part] | None:
+        held = self._kept.get(key)
+        if held is None or held[0] is not owner:  # the entry holds owner, so no other can have its id meanwhile
+            return None
+        try:
+            self._kept.move_to_end(key)
+        except KeyError:  # dropped meanwhile by the other thread
+            pass
+        return held[1]
+
     def step(self, step: Step, precision: int, width: int, changed: list[np.ndarray | None],
-             pause: Callable[[], None] = _go_on, near: int = 0) -> list[Part]:
+             pause: Callable[[], None] = go_on, near: int = 0) -> list[Part]:
         """the step's parts, as render/table.py's render_step lays them out: its heading, then each item and a blank;
         the same list for the same step drawn the same way. pause is called before each table is laid out; a table
         that starts in the first near lines (those shown first) is laid out at once, never foretold"""
         key = ("step", id(step), precision, width, tuple(None if c is None else c.tobytes() for c in changed))
-        held = self._kept.get(key)
-        if held is not None and held[0] is step:
-            return held[1]
+        held = self._held(key, step)
+        if held is not None:
+            return held
         parts = [self.text(Text(visible(step.heading), style="bold underline"), width), self.blank(width)]
         k = 0
         for item in step.items:
@@ -105,7 +195,7 @@ class Drawer:
             else:
                 pause()
                 at = sum(part.height for part in parts)
-                parts.extend(self.block(item, k, step.prefix, precision, width, changed[k], at < near))
+                parts.extend(watched(pause, self.block, item, k, step.prefix, precision, width, changed[k], at < near))
                 k += 1
             parts.append(self.blank(width))
         self._keep(key, step, parts)
@@ -116,9 +206,9 @@ class Drawer:
         """the k-th table of a step in parts, each cell carrying its place and the changed ones marked; a large one
         foretold, to be laid out when first needed, unless now"""
         key = (id(b), k, prefix, precision, width, None if changed is None else changed.tobytes())
-        held = self._kept.get(key)
-        if held is not None and held[0] is b:  # the entry holds b, so no other block can have its id meanwhile
-            return held[1]
+        held = self._held(key, b)
+        if held is not None:
+            return held
         parts = self._foretold(b, k, prefix, precision, width, changed) if self.foretell and not now else None
         if parts is None:
             parts = self._laid_out(b, k, prefix, precision, width, changed)
@@ -203,8 +293,11 @@ class Drawer:
         return True
 
     def _keep(self, key: tuple[Any, ...], owner: object, parts: list[Part]) -> None:
-        if len(self._kept) >= KEPT:
-            self._kept.clear()
+        while len(self._kept) >= KEPT:
+            try:
+                self._kept.popitem(last=False)
+            except KeyError:  # emptied meanwhile by the other thread
+                break
         self._kept[key] = (owner, parts)
 
     def lines(self, part: Part, width: int) -> list[Strip]:
@@ -220,7 +313,10 @@ class Drawer:
         return lines
 
     def line(self, part: Part, at: int, width: int) -> Strip:
-        """the part's line at, as shown: each cell on it carrying its place"""
+        """the part's line at, as shown: each cell on it carrying its place, finished as the screen finishes it"""
+        finish = self.finish
+        if part.finished is not finish:
+            part.shows, part.finished = {}, finish
         shows = part.shows.get(at)
         if shows is not None:
             return shows
@@ -229,10 +325,12 @@ class Drawer:
             return Strip.blank(width)
         marks = self._marks(part, lines, width).get(at)
         lines = part.lines or lines  # drawn again, should the cells have been given their places as rich draws them
-        shows = lines[at] if at < len(lines) else Strip.blank(width)
-        if marks:
+        shows = finish(lines[at] if at < len(lines) else Strip.blank(width), width)  # before the places: the
+        if marks:  # lines' few styles are finished rather than each cell's own
             shows = _placed(shows, marks)
-        part.shows[at] = shows
+        finish.codes(shows)
+        if part.finished is finish:
+            part.shows[at] = shows
         return shows
 
     def _marks(self, part: Part, lines: list[Strip], width: int) -> dict[int, list[tuple[int, int, CellKey]]]:
@@ -273,23 +371,29 @@ class Drawer:
         return part.marks
 
     def ahead(self, part: Part, width: int, pause: Callable[[], None], shown: bool = False) -> None:
-        """draw the part's lines from another thread, calling pause after each line (it may raise Stop); shown: each
-        line as shown too"""
-        if part.lines is None:
-            if not self.settle(part):
-                return
-            assert part.renderable is not None
-            own = self._console(width)
-            lines = []
-            rendered = own.render(part.renderable, own.options.update_width(width))
-            for line in Segment.split_and_crop_lines(rendered, width, include_new_lines=False, pad=True):
-                lines.append(Strip(line, width))
-                pause()
-            if part.lines is None:
-                part.lines = lines
+        """draw the part's lines from another thread, calling pause after each line and every so often while its matrix
+        is laid out (it may raise Stop); shown: each line as shown too"""
+        if part.lines is None and not watched(pause, self._render, part, width, pause):
+            return
         if shown:
             for at in range(part.height):
                 self.line(part, at, width)
+                pause()
+
+    def _render(self, part: Part, width: int, pause: Callable[[], None]) -> bool:
+        """draw the part's lines, laying its matrix out first if it is foretold; False when foretold wrong"""
+        if not self.settle(part):
+            return False
+        assert part.renderable is not None
+        own = self._console(width)
+        lines = []
+        rendered = own.render(part.renderable, own.options.update_width(width))
+        for line in Segment.split_and_crop_lines(rendered, width, include_new_lines=False, pad=True):
+            lines.append(Strip(line, width))
+            pause()
+        if part.lines is None:
+            part.lines = lines
+        return True
 
     def _console(self, width: int) -> Console:
         """this thread's console, width columns wide"""

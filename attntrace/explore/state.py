@@ -3,7 +3,9 @@ each step shows, recomputed through the engine and the views after every change.
 
 from __future__ import annotations
 
+import copy
 import math
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -27,7 +29,7 @@ MAX_PRECISION = 17  # as --precision
 TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 GIVEN = {"X": "x", "W_Q": "w_q", "W_K": "w_k", "W_V": "w_v", "W_O": "w_o", "b_q": "b_q", "b_k": "b_k",
          "b_v": "b_v", "b_o": "b_o"}  # the tables of steps 1 and 2 that are the problem's own numbers, by title
-CACHED = 64  # traces and views kept; more are dropped all at once
+CACHED = 64  # traces and views kept; past that, those least lately asked for are dropped
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ class Session:
         self.temperature = 1.0
         self.tempered = False  # the softmax at a temperature is shown
         self.explaining = False  # the selected cell's arithmetic is shown
-        self._memo: dict[tuple[Any, ...], tuple[Problem, Any]] = {}
+        self._memo: OrderedDict[tuple[Any, ...], tuple[Problem, Any]] = OrderedDict()
         self.view()
         self.cell: Cell | None = None
         self._open()
@@ -95,14 +97,31 @@ class Session:
                             lambda: trace(p, query=query, show=show, decimals=decimals))
 
     def _cached(self, key: tuple[Any, ...], p: Problem, make: Callable[[], Any]) -> Any:
-        held = self._memo.get(key)
+        """what make gives for key, made once while it is kept; a copy of the session (see ahead) may ask from another
+        thread meanwhile, so every change to the memo is one step that cannot fail"""
+        memo = self._memo
+        held = memo.get(key)
         if held is not None and held[0] is p:  # the entry holds p, so no other problem can have its id meanwhile
+            try:
+                memo.move_to_end(key)
+            except KeyError:  # dropped meanwhile
+                pass
             return held[1]
-        if len(self._memo) >= CACHED:
-            self._memo.clear()
         value = make()
-        self._memo[key] = (p, value)
+        while len(memo) >= CACHED:
+            try:
+                memo.popitem(last=False)
+            except KeyError:  # emptied meanwhile
+                break
+        memo[key] = (p, value)
         return value
+
+    def ahead(self) -> Session:
+        """a copy of the session to try a key on (on another thread, say): what it works out is kept where this session
+        finds it, so the key costs this session nothing that the copy has worked out"""
+        other = copy.copy(self)
+        other.history = list(self.history)
+        return other
 
     def _for_head(self, step: Step, p: Problem) -> Step:
         """the step with only the followed head's tables (and those of every head together), as the views make them"""
@@ -239,9 +258,9 @@ class Session:
 
     def toggle_scale(self) -> str:
         """no scaling, or the problem's own (sqrt(d_k) when it had none)"""
-        own = self.original.scale
-        scale = False if self.problem.scale is not False else (own if own is not False else True)
-        self._change(replace(self.problem, scale=scale))
+        own, p = self.original.scale, self.problem
+        scale = False if p.scale is not False else (own if own is not False else True)
+        self._change(self._cached(("scaled", id(p)), p, lambda: replace(p, scale=scale)))  # the same problem each time
         return f"scale: {self.scale_words()}"
 
     def cycle_mask(self) -> str:
@@ -256,8 +275,9 @@ class Session:
             choices.append((masks.Padding(own.padding),))
         if own.mask not in choices:
             choices.insert(1, own.mask)
-        now = choices.index(self.problem.mask) if self.problem.mask in choices else -1
-        self._change(replace(self.problem, mask=choices[(now + 1) % len(choices)]))
+        p = self.problem
+        now = choices.index(p.mask) if p.mask in choices else -1
+        self._change(self._cached(("masked", id(p)), p, lambda: replace(p, mask=choices[(now + 1) % len(choices)])))
         return f"masks: {self.mask_words()}"
 
     def _change(self, new: Problem) -> None:
