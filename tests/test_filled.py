@@ -463,7 +463,8 @@ def test_a_wrong_concatenation_before_w_o_is_noted_per_table(attntrace, tmp_path
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("printed_title, edited", [
     ("Step 3 · Q = X · W_Q", "Step 3 · Q = XW_Q"),
-    ("Step 4 · score(2, j) / sqrt(d_k = 2) = 1.4142", "Step 4 · score(2, j) / sqrt(d_k = 2) = 1,4142"),
+    ("Step 4 · score(2, j) / sqrt(d_k) (sqrt(2) = 1.4142)", "Step 4 · score(2, j) / sqrt(d_k) (sqrt(2) = 1,4142)"),
+    ("Step 4 · score(2, j) / sqrt(d_k) (sqrt(2) = 1.4142)", "Step 4 · score(2, j) / sqrt(d_k = 2) = 1.4142"),  # 0.1's
     ("Step 8 · output = weights · V", "Step 8 · output = weights V"),
 ])
 def test_a_heading_edited_slightly_is_read_as_the_closest_title_with_a_note(attntrace, tmp_path, fmt, printed_title, edited):
@@ -479,9 +480,9 @@ def test_a_heading_edited_slightly_is_read_as_the_closest_title_with_a_note(attn
 def test_a_heading_equally_close_to_two_titles_is_not_guessed(attntrace, tmp_path, fmt):
     path = problem_path(tmp_path, "xihuan")
     text = printed(attntrace, path, fmt)
-    guess = "Step 4 · score(i, j) / sqrt(d_k = 2) = 1.4142"
+    guess = "Step 4 · score(i, j) / sqrt(d_k) (sqrt(2) = 1.4142)"
     for i in (1, 2):
-        text = text.replace(f"Step 4 · score({i}, j) / sqrt(d_k = 2) = 1.4142", guess)
+        text = text.replace(f"Step 4 · score({i}, j) / sqrt(d_k) (sqrt(2) = 1.4142)", guess)
     sheet = parse(text, path)
     scaled = sheet.cells[(1, "scaled")]
     assert np.isnan(scaled[:2]).all() and np.isfinite(scaled[2]).all()
@@ -537,12 +538,12 @@ def test_an_input_out_of_range_is_refused(attntrace, tmp_path):
 
 
 def test_an_elided_table_is_refused(attntrace, tmp_path):
-    n = 65
+    n = 67  # 65 and 66 rows are shown whole
     problem = {"name": "long", "tokens": [f"t{i}" for i in range(n)], "x": [[i % 3, 1] for i in range(n)],
                "w_q": [[1, 0], [0, 1]], "w_k": [[1, 0], [0, 1]], "w_v": [[1, 0], [0, 1]], "scale": True}
     path = tmp_path / "long.json"
     path.write_text(json.dumps(problem), encoding="utf-8")
-    with pytest.raises(SheetError, match=r'"Step 3 · Q = X · W_Q" has 65 x 2 cells, more than a worksheet shows'):
+    with pytest.raises(SheetError, match=r'"Step 3 · Q = X · W_Q" has 67 x 2 cells, more than a worksheet shows \(66 '):
         parse(printed(attntrace, path, "plain"), path)
 
 

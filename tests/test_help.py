@@ -70,11 +70,13 @@ def test_counts_of_one_are_singular():
     assert hidden_line(1, "row").startswith("… 1 row hidden")
 
 
-def test_a_matrix_one_row_too_big_says_one_row_hidden(attntrace, tmp_path):
+def test_a_matrix_one_row_too_big_is_shown_whole_and_three_too_big_says_3_rows_hidden(attntrace, tmp_path):
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"x": np.eye(MAX_SHOWN + 1, 2).tolist()}))
     out = attntrace("run", path, "--format", "plain").out
-    assert "1 row hidden" in out and "1 rows" not in out
+    assert "hidden" not in out and f"x{MAX_SHOWN + 1} " in out
+    path.write_text(json.dumps({"x": np.eye(MAX_SHOWN + 3, 2).tolist()}))
+    assert "… 3 rows hidden; --format json shows all" in attntrace("run", path, "--format", "plain").out
 
 
 @pytest.mark.parametrize("command", [["bert", "the cat sat"], ["assign", "roster.csv", "-o", "class", "--seed", "1"]])

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from attntrace.render import table
+from attntrace.render.document import Document, Style, render
 from attntrace.render.layout import MAX_SHOWN, cells, shown
 from attntrace.views.page import Block, Step
 from attntrace.views.text import width as text_width
@@ -90,6 +91,18 @@ def test_hidden_columns_and_rows_are_marked_inside_the_table_where_they_are_hidd
     assert header.index("x32") < header.index("⋯ 36 hidden ⋯") < header.index("x69")
     rows = [line.split()[0] for line in out.splitlines() if re.match(r"\s+(x\d+|⋮)", line)]
     assert rows[rows.index("⋮") - 1] == "x32" and rows[rows.index("⋮") + 1] == "x69"
+
+
+def test_a_gap_stands_for_three_or_more_rows_or_columns_never_one_or_two():
+    assert [shown(n)[1] for n in range(MAX_SHOWN - 1, MAX_SHOWN + 6)] == [0, 0, 0, 0, 3, 4, 5]
+    assert shown(MAX_SHOWN + 3)[0] == [*range(MAX_SHOWN // 2), *range(MAX_SHOWN // 2 + 3, MAX_SHOWN + 3)]
+    for n in (MAX_SHOWN + 1, MAX_SHOWN + 2):
+        labels = tuple(f"x{i}" for i in range(1, n + 1))
+        for fmt in ("plain", "markdown", "table"):
+            block = Block("scores", "scores", labels, labels, np.arange(n * n, dtype=float).reshape(n, n))
+            step = Step(4, "Step 4", (block,))
+            out = _render(block, 2000) if fmt == "table" else "".join(render(Document([step]), fmt, Style()))
+            assert "hidden" not in out and "⋮" not in out and f"x{n}" in out, fmt
 
 
 def test_heatmap_cells_line_up_on_the_decimal_point_and_have_a_legend():

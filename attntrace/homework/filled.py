@@ -25,7 +25,7 @@ from attntrace.model.maths import round_half_up
 from attntrace.model.problem import Problem
 from attntrace.model.trace import Trace
 from attntrace.render.escape import visible
-from attntrace.render.layout import MAX_SHOWN
+from attntrace.render.layout import FEWEST_HIDDEN, MAX_SHOWN, shown
 from attntrace.views.page import Block
 from attntrace.views.steps import worksheet_steps
 from attntrace.words import plural
@@ -176,7 +176,7 @@ def _same_problem(given: list[_Table], lines: list[str], found: dict[str, list[i
 
 def _shown_cut(table: _Table) -> bool:
     """a table too big to print whole"""
-    return len(table.block.rows) > MAX_SHOWN or len(table.block.cols) > MAX_SHOWN
+    return bool(shown(len(table.block.rows))[1] or shown(len(table.block.cols))[1])
 
 
 def _number(text: str) -> float | None:
@@ -322,9 +322,10 @@ def _has_numbers(lines: list[str], at: int) -> bool:
 def _fits(table: _Table, origin: str) -> None:
     """the renderers hide the middle of a big matrix, and a hidden cell cannot be filled in"""
     b = table.block
-    if len(b.rows) > MAX_SHOWN or len(b.cols) > MAX_SHOWN:
+    if _shown_cut(table):
         raise SheetError(f"{table.at(origin)} has {len(b.rows)} x {len(b.cols)} cells, more than a worksheet shows "
-                         f"({MAX_SHOWN} a side); answer such a problem with a JSON sheet (worksheet --format json)")
+                         f"({MAX_SHOWN + FEWEST_HIDDEN - 1} a side); answer such a problem with a JSON sheet "
+                         "(worksheet --format json)")
 
 
 def _rows(lines: list[str], at: int, markdown: bool, table: _Table, origin: str) -> list[list[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 MAX_SHOWN = 64  # a matrix with more rows or columns than this is elided in the middle
+FEWEST_HIDDEN = 3  # a gap stands for at least this many rows or columns: its marker is as wide as two numbers
 
 
 def cells(values: np.ndarray, rows: list[int], cols: list[int], precision: int) -> list[list[str]]:
@@ -28,8 +29,9 @@ def part(values: np.ndarray, rows: list[int], cols: list[int]) -> np.ndarray:
 
 
 def shown(count: int, limit: int = MAX_SHOWN) -> tuple[list[int], int]:
-    """the indices shown (the first and last limit/2 when count > limit) and how many are hidden"""
-    if count <= limit:
+    """the indices shown (the first and last limit/2 when FEWEST_HIDDEN or more would be hidden: a gap in place of one
+    or two would save nothing) and how many are hidden"""
+    if count < limit + FEWEST_HIDDEN:
         return list(range(count)), 0
     half = limit // 2
     return list(range(half)) + list(range(count - half, count)), count - limit

@@ -207,8 +207,9 @@ def _scores(t: Trace, row: int) -> Step:
         if later:
             continue
         if t.divisor != 1.0:
-            items.append(Block(f"{head}score({i}, j) / {_divisor(t)}", "scores", (label,), keys, h.scaled[j:j + 1],
-                               (a + 1, "scaled", j)))
+            masked = ", masked" if t.allowed is not None else ""
+            items.append(Block(f"{head}score({i}, j) / {_short_divisor(t)}{masked}{_divisor_value(t)}", "scores",
+                               (label,), keys, h.scaled[j:j + 1], (a + 1, "scaled", j)))
         elif t.allowed is not None:
             items.append(Block(f"{head}score({i}, j), masked", "scores", (label,), keys, h.scaled[j:j + 1],
                                (a + 1, "scaled", j)))
@@ -271,10 +272,11 @@ def _concat_key(t: Trace) -> str:
     return "concat" if t.problem.w_o is not None else "output"
 
 
-def _divisor(t: Trace) -> str:
-    if t.problem.scale is True:
-        return f"sqrt(d_k = {t.dims.d_k}) = {t.divisor:.4f}".rstrip("0").rstrip(".")
-    return f"{t.divisor:g}"
+def _divisor_value(t: Trace) -> str:
+    """what sqrt(d_k) is, after a title that divides by it: " (sqrt(3) = 1.7321)"; nothing for a number"""
+    if t.problem.scale is not True:
+        return ""
+    return f" (sqrt({t.dims.d_k}) = {f'{t.divisor:.4f}'.rstrip('0').rstrip('.')})"
 
 
 def _short_divisor(t: Trace) -> str:
