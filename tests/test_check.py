@@ -338,6 +338,20 @@ def test_a_csv_directory_sheet_with_answers_json(attntrace, tmp_path):
     assert attntrace("check", d).code == 0
 
 
+@pytest.mark.parametrize("blank", ["", "null", "?", "-", "n/a", "____"])
+def test_a_csv_sheet_leaves_a_cell_blank_as_a_worksheet_does_even_in_its_first_row(attntrace, tmp_path, blank):
+    d = tmp_path / "answers"
+    d.mkdir()
+    sheet = hand.sheet(ONE, 2)["heads"][0]
+    rows = [[str(v) for v in row] for row in sheet["q"]]
+    rows[0][1] = blank
+    (d / "q.csv").write_text("\n".join(",".join(row) for row in rows) + "\n")
+    (d / "problem.json").write_text(json.dumps(ONE))
+    r = attntrace("check", d, "--format", "json")
+    q = next(item for item in json.loads(r.out)["items"] if item["key"] == "q")
+    assert q["verdict"] == "right" and (q["cells_written"], q["cells_asked"]) == (5, 6) and r.err == ""
+
+
 @pytest.mark.parametrize("args", [[], ["--input", "2"], ["--precision", "1"], ["--precision", "3"]])
 def test_a_worksheets_json_key_passes(attntrace, tmp_path, args):
     key = tmp_path / "key.json"

@@ -23,6 +23,7 @@ TOP_KEYS = ("heads", "output", "query", "precision", "student", *intermediates.K
 HEAD_KEYS = ("head", "kv_head", "bias", *intermediates.KEYS, "weighted")  # a trace's kv_head and bias: not answers
 MAX_PRECISION = 12
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
+BLANKS = ("", "null", "?", "-", "n/a", "na", "____")  # a cell a CSV answer sheet leaves blank
 
 
 class SheetError(AttntraceError):
@@ -80,7 +81,8 @@ def _from_dir(p: Path, origin: str) -> Sheet:
     for key in intermediates.KEYS:
         f = p / f"{key}.csv"
         if f.exists():
-            data[key] = csvfile.parse(read_text(f), str(f), key)[0].tolist()
+            values = csvfile.parse(read_text(f), str(f), key, BLANKS)[0].tolist()
+            data[key] = [[None if v != v else v for v in row] for row in values]  # NaN: a cell left blank
     data.update(jsonfile.settings(p / "answers.json", '{"query": 2, "precision": 2}'))
     if not any(key in data for key in intermediates.KEYS):
         raise SheetError(f"{origin}: no answers found; give any of {', '.join(k + '.csv' for k in intermediates.KEYS)}")
