@@ -661,3 +661,13 @@ def test_a_worksheet_is_known_by_its_first_line_whatever_its_name_or_from_stdin(
     assert r.code == 0 and "PASS" in r.out, r.out + r.err
     piped = attntrace("check", "-", path, input=sheet_path.read_text(encoding="utf-8"))
     assert piped.code == 0 and piped.out.startswith("stdin · ") and "PASS" in piped.out, piped.out + piped.err
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_table_retitled_as_another_is_noted(attntrace, tmp_path, fmt):
+    path = problem_path(tmp_path, "two_heads")
+    text = printed(attntrace, path, fmt)
+    first, second = "Step 5 · head 1 · w(2, j) = softmax over j", "Step 5 · head 2 · w(2, j) = softmax over j"
+    assert text.count(first) == text.count(second) == 1
+    sheet = parse(text.replace(first, second), path)
+    assert f'the title "{second}" appears 2 times; the first table under it is read, the others are not' in sheet.notes

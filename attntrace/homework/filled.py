@@ -117,6 +117,10 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
             checked.append((table, rows))
     for table, rows in checked:  # once every marked table is read: checked against the student's own numbers too
         _check(answers, table, rows)
+    for title in dict.fromkeys(table.title for table in tables):  # a title left over: a table retitled as another
+        if found.get(title):
+            answers.notes.append(f'the title "{title}" appears {plural(len(found[title]) + 1, "time")}; the first '
+                                 "table under it is read, the others are not")
     given = [table for table in blocks if table.block.answer is None and table.title.startswith(("Step 1 ", "Step 2 "))]
     answers.notes.extend(_same_problem(given, lines, found, markdown, precision, origin))
     if not read:
