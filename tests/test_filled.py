@@ -334,15 +334,27 @@ def test_the_name_written_on_a_worksheet_is_the_sheets_student(attntrace, tmp_pa
     assert sheet.student == student
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_a_row_with_a_cell_missing_is_named_and_the_fix_given(attntrace, tmp_path, fmt):
+def test_a_markdown_row_with_a_cell_missing_is_named_and_the_fix_given(attntrace, tmp_path):
     path = problem_path(tmp_path, "xihuan")
-    lines = printed(attntrace, path, fmt).splitlines()
+    lines = printed(attntrace, path, "markdown").splitlines()
     at = lines.index(next(line for line in lines if "Step 3 · K = X · W_K" in line))
     row = next(k for k in range(at + 1, len(lines)) if lines[k].lstrip("| ").startswith("喜欢"))
-    lines[row] = lines[row].rsplit("|", 2)[0] + "|" if fmt == "markdown" else lines[row].rsplit(None, 1)[0]
-    with pytest.raises(SheetError, match=r'"Step 3 · K = X · W_K", row 喜欢 has 1 cells, the table has 2 columns; .*____'):
+    lines[row] = lines[row].rsplit("|", 2)[0] + "|"
+    with pytest.raises(SheetError, match=r'"Step 3 · K = X · W_K", row 喜欢 has 1 cell, the table has 2 columns; .*____'):
         parse("\n".join(lines), path)
+
+
+@pytest.mark.parametrize("erase", [0, 1])
+def test_a_plain_row_with_a_blank_erased_reads_each_number_in_the_column_it_stands_under(attntrace, tmp_path, erase):
+    path = problem_path(tmp_path, "xihuan")
+    lines = printed(attntrace, path, "plain").splitlines()
+    at = lines.index(next(line for line in lines if "Step 3 · K = X · W_K" in line))
+    row = next(k for k in range(at + 1, len(lines)) if lines[k].startswith("喜欢"))
+    numbers = list(re.finditer(r"\S+", lines[row]))[1:]
+    gone = numbers[erase]
+    lines[row] = (lines[row][:gone.start()] + " " * len(gone[0]) + lines[row][gone.end():]).rstrip()
+    k = parse("\n".join(lines), path).cells[(1, "k")]
+    assert np.isnan(k[1, erase]) and k[1, 1 - erase] == float(numbers[1 - erase][0])
 
 
 @pytest.mark.parametrize("edit", [

@@ -28,6 +28,7 @@ from attntrace.render.escape import visible
 from attntrace.render.layout import FEWEST_HIDDEN, MAX_SHOWN, shown
 from attntrace.views.page import Block
 from attntrace.views.steps import worksheet_steps
+from attntrace.views.text import width as text_width
 from attntrace.words import plural
 
 MARKDOWN = re.compile(r"\s*#+\s*Worksheet:")  # the first line of a markdown worksheet; a plain one has no #
@@ -416,16 +417,40 @@ def _plain_rows(lines: list[str], i: int, table: _Table, origin: str) -> list[li
         if i + 1 >= len(lines):
             raise SheetError(f"{table.at(origin)}: the table ends after its title; keep the column labels and the rows")
         stop = len(b.cols) if run is None else _run_stop(b, start, run, _cells_after(lines[i + 1], b.rows[0]), table, origin)
+        header = lines[i]
         i += 1  # the column labels
         for k, label in enumerate(b.rows):
             if i >= len(lines) or _cells_after(lines[i], label) is None:
                 got = _norm(lines[i])[:40] if i < len(lines) else "the end of the file"
                 raise SheetError(f'{table.at(origin, label)} is missing (found "{got}"); keep the line of column labels '
                                  "and every row, in order, with its label")
-            out[k].extend(_counted(_cells_after(lines[i], label) or [], stop - start, table, label, origin))
+            cells = _cells_after(lines[i], label) or []
+            if len(cells) < stop - start:  # a blank erased: each number is in the column whose label it ends under
+                cells = _aligned(header, lines[i], label, b.cols[start:stop]) or cells
+            out[k].extend(_counted(cells, stop - start, table, label, origin))
             i += 1
         start = stop
     return out
+
+
+def _aligned(header: str, line: str, label: str, cols: tuple[str, ...]) -> list[str] | None:
+    """a plain row's cells by where they stand: each number in the column whose label (right-aligned above it, as the
+    worksheet prints it) ends nearest to where the number ends, a column with none blank; None when that is unclear"""
+    ends, at = [], 0
+    for col in cols:
+        found = header.find(col, at)
+        if found < 0:
+            return None
+        at = found + len(col)
+        ends.append(text_width(header[:at]))
+    tokens = [(m[0], text_width(line[:m.end()])) for m in re.finditer(r"\S+", line)][len(label.split()):]
+    cells = [""] * len(cols)
+    for text, end in tokens:
+        nearest = min(range(len(ends)), key=lambda c: abs(ends[c] - end))
+        if cells[nearest]:
+            return None
+        cells[nearest] = text
+    return cells
 
 
 def _cells_after(line: str, label: str) -> list[str] | None:
@@ -464,7 +489,8 @@ def _counted(cells: list[str], width: int, table: _Table, label: str, origin: st
         joined = _signs_joined(cells)
         cells = joined if len(joined) == width else cells
     if len(cells) != width:
-        raise SheetError(f"{table.at(origin, label)} has {len(cells)} cells, the table has {width} columns; {FIX_COUNT}")
+        raise SheetError(f"{table.at(origin, label)} has {plural(len(cells), 'cell')}, the table has {plural(width, 'column')}; "
+                         f"{FIX_COUNT}")
     return cells
 
 
