@@ -35,6 +35,15 @@ def written(value: float, precision: int) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
+def product_written(value: float, weight: float, v: float, precision: int) -> str:
+    """step 6's product w(i, j) · v_j as a term of step 7: whole only when both its numbers were written whole"""
+    if "." not in written(weight, precision) + written(v, precision):
+        return written(value, precision)
+    text = f"{value:.{precision}f}"
+    text = text[1:] if text.startswith("-") and not text.strip("-0.") else text
+    return f"({text})" if text.startswith("-") else text
+
+
 def read(text: str) -> Decimal:
     return Decimal(text.strip("()"))
 
@@ -105,8 +114,10 @@ def test_a_long_sum_is_the_exact_sum_of_every_written_term(case):
                 check(m["result"], sum((read(a) * read(b) for a, b in pairs), Decimal(0)), precision, carried)
                 found["score"] += 1
             elif m := OUTPUT.match(line):
-                a = int(m["head"] or 1) - 1
-                terms = [written(v, precision) for v in t.weighted(a, t.rows[0])[:, int(m["col"]) - 1]]
+                a, col = int(m["head"] or 1) - 1, int(m["col"]) - 1
+                h = t.heads[a]
+                terms = [product_written(v, h.weights[0, j], h.v[j, col], precision)
+                         for j, v in enumerate(t.weighted(a, t.rows[0])[:, col])]
                 assert m["terms"] == shown(terms), line
                 check(m["result"], sum(map(read, terms), Decimal(0)), precision, carried)
                 found["output"] += 1

@@ -68,13 +68,14 @@ class _Writer:
         text, bracket = self._result(exact, table)
         return self.noted(text, bracket)
 
-    def _result(self, exact: Decimal, table: float) -> tuple[str, str]:
-        """result's text and its bracket ("" when the tables show the same value)"""
+    def _result(self, exact: Decimal, table: float, whole: bool = True) -> tuple[str, str]:
+        """result's text and its bracket ("" when the tables show the same value); whole: it may be written as a whole
+        number (each of its numbers was)"""
         places = Decimal(1).scaleb(-self.precision)
         rounded = exact.quantize(places, rounding=ROUND_HALF_UP)
         half = not self.carried and abs(exact - rounded) * 2 == places
         shown = exact if half else rounded
-        if shown == shown.to_integral_value() and num(table, self.precision) == str(int(shown)):
+        if whole and shown == shown.to_integral_value() and num(table, self.precision) == str(int(shown)):
             text = str(int(shown))  # a whole number written whole, as the tables' value is
         else:
             text = _unsigned_zero(f"{shown:.{self.precision + half}f}")
@@ -105,19 +106,22 @@ class _Writer:
         values = np.asarray(values, dtype=np.float64)
         return _rounded(values, self.precision)
 
-    def written(self, exact: np.ndarray, scale: int, tables: np.ndarray) -> list[str]:
-        """result() of many cells at once, their brackets noted in order"""
-        texts, first = self.results(exact, scale, tables)
+    def written(self, exact: np.ndarray, scale: int, tables: np.ndarray, whole: np.ndarray | None = None) -> list[str]:
+        """result() of many cells at once, their brackets noted in order; whole: which may be written as whole numbers
+        (None: any)"""
+        texts, first = self.results(exact, scale, tables, whole)
         if first is not None:
             self.seen(_bracket(texts[first]))
         return texts
 
-    def results(self, exact: np.ndarray, scale: int, tables: np.ndarray) -> tuple[list[str], int | None]:
+    def results(self, exact: np.ndarray, scale: int, tables: np.ndarray,
+                whole: np.ndarray | None = None) -> tuple[list[str], int | None]:
         """_result() of many cells at once: exact holds each cell's exact value times 10^scale (scale >= precision), as
         integers; tables the tables' values. Returns each result as written, its bracket after it, and the first with
         a bracket (None: none has), its bracket not yet noted (see noted, written)"""
         p = self.precision
         flat, table = exact.ravel(), np.asarray(tables, dtype=np.float64).ravel()
+        may = np.ones(len(flat), dtype=bool) if whole is None else np.asarray(whole, dtype=bool).ravel()
         texts, first = [""] * len(flat), None
         quick = np.zeros(len(flat), dtype=bool)
         if flat.dtype == np.int64 and len(flat):
@@ -133,7 +137,7 @@ class _Writer:
             shown, value = rounded[fast], table[fast]
             written = _fixed(shown / 10**p, p)  # fewer than 16 digits: the float prints them back exactly
             if p:  # a whole number is written whole when the tables' value is that whole number
-                whole_table = (value == np.trunc(value)) & (np.abs(value) < 1e15)
+                whole_table = (value == np.trunc(value)) & (np.abs(value) < 1e15) & may[fast]
                 for k in np.flatnonzero(whole_table & (shown % 10**p == 0) &
                                         (np.where(whole_table, value, 0).astype(np.int64) == shown // 10**p)).tolist():
                     written[k] = str(int(shown[k]) // 10**p)
@@ -148,7 +152,7 @@ class _Writer:
                 for k, i in enumerate(fast.tolist()):
                     texts[i] = written[k]
         for i in np.flatnonzero(~quick).tolist():
-            text, bracket = self._result(Decimal(int(flat[i])).scaleb(-scale), float(table[i]))
+            text, bracket = self._result(Decimal(int(flat[i])).scaleb(-scale), float(table[i]), bool(may[i]))
             if bracket:
                 text, first = f"{text} {bracket}", i if first is None else min(first, i)
             texts[i] = text
@@ -166,6 +170,24 @@ class _Writer:
             source = "start from the inputs unrounded" if self.carried else "work from the unrounded numbers"
             notes.append(Note(f"A bracket such as {self.bracket} gives the tables' value where it differs: they {source}."))
         return tuple(notes)
+
+
+def _whole(texts: list[str]) -> np.ndarray:
+    """which numbers are written as whole numbers (no decimal point)"""
+    return np.array(["." not in text for text in texts], dtype=bool)
+
+
+def _whole_products(t: Trace, a: int, w: _Writer) -> np.ndarray:
+    """[m, d_v] which of step 6's products w(i, j) · v_j are of two whole numbers, and so are written whole"""
+    h = t.heads[a]
+    return _whole(w.texts(h.weights[0, :t.dims.m]))[:, None] & _whole(w.texts(h.v)).reshape(h.v.shape)
+
+
+def _decimal(text: str, precision: int) -> str:
+    """a whole number as written ("0", "(-2)") at the precision's decimals ("0.0000", "(-2.0000)")"""
+    inner = text.strip("()")
+    decimals = f"{inner}.{'0' * precision}" if precision else inner
+    return f"({decimals})" if text.startswith("(") else decimals
 
 
 def _terms(terms: list[str], count: int) -> str:
@@ -464,7 +486,8 @@ def _weighted(t: Trace, a: int, w: _Writer) -> list[Note]:
     m, d_v = t.dims.m, t.dims.d_v
     weights, values = w.texts(h.weights[0, :m]), w.texts(h.v)
     exact = _exact(np.multiply, w.scaled(h.weights[0, :m])[:, None], w.scaled(h.v))
-    pairs = iter(zip(values, w.written(exact, 2 * w.precision, products)))  # row by row: zip takes d_v of them a row
+    whole = _whole_products(t, a, w)
+    pairs = iter(zip(values, w.written(exact, 2 * w.precision, products, whole)))  # row by row: d_v of them a row
     return [Note(f"{head}w({i},{j + 1}) · v{j + 1}[{c + 1}] = {weight}×{value} = {result}")
             for j, weight in enumerate(weights) for c, (value, result) in zip(range(d_v), pairs)]
 
@@ -475,9 +498,13 @@ def _output(t: Trace, a: int, w: _Writer) -> list[Note]:
     products = t.weighted(a, t.rows[0])  # [m, d_v]
     m, d_v = products.shape
     shown = _shown(m)
+    whole = _whole_products(t, a, w)
     texts = w.texts(products[shown, :])
+    for k, (r, c) in enumerate((r, c) for r in shown for c in range(d_v)):  # each term as step 6 wrote it
+        if not whole[r, c] and "." not in texts[k]:
+            texts[k] = _decimal(texts[k], w.precision)
     exact = _exact(np.matmul, np.ones((1, m), dtype=np.int64), w.scaled(products), m)  # each column's sum
-    results = w.written(exact, w.precision, h.output[0, :d_v])
+    results = w.written(exact, w.precision, h.output[0, :d_v], np.all(whole, axis=0, keepdims=True))  # whole: whole
     return [Note(f"{head}output{i}[{c + 1}] = {_terms(texts[c::d_v], m)} = {results[c]}") for c in range(d_v)]
 
 

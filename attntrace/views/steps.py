@@ -65,7 +65,7 @@ def _inputs(t: Trace) -> Step:
 def _weights(t: Trace) -> Step:
     p = t.problem
     items: list[Block | Note] = []
-    src = "x" if p.source is None else "source"
+    src = "X" if p.source is None else "source"
     for name, w, b in (("W_Q", p.w_q, p.b_q), ("W_K", p.w_k, p.b_k), ("W_V", p.w_v, p.b_v)):
         if w is None:
             letter = name[-1]
