@@ -579,3 +579,9 @@ def test_the_assign_command_reports_a_bad_roster_in_one_line(attntrace, tmp_path
     roster.write_text("ana\nana\n")
     r = attntrace("assign", roster, "--seed", "1", "-o", tmp_path / "c")
     assert r.code == 1 and "line 2" in r.err and r.err.count("\n") == 1 and not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("student", ["con", "NUL.txt", "com1", "a:b", "why?", "dot."])
+def test_an_id_windows_cannot_make_a_folder_of_is_refused(student):
+    assert assign_module.id_problem(student) is not None
+    assert assign_module.id_problem("x" + student.replace(":", "_").replace("?", "").rstrip(".")) is None

@@ -712,3 +712,9 @@ def test_a_problem_holding_nan_among_the_paths_is_refused_as_the_problem(attntra
     r = attntrace("check", _write(tmp_path, "sheet.json", hand.sheet(ONE, 2)), bad)
     assert r.code == 1 and r.out == ""
     assert r.err == f"attntrace: {bad}: x row 1, column 2 is NaN; every value must be finite\n"
+
+
+def test_a_sheet_named_twice_is_marked_once(attntrace, tmp_path):
+    sheet = _write(tmp_path, "sheet.json", hand.sheet(ONE, 2))
+    r = attntrace("check", sheet, sheet, _write(tmp_path, "problem.json", ONE), "--format", "json")
+    assert r.code == 0 and json.loads(r.out)["sheet"] == str(sheet)

@@ -683,3 +683,11 @@ def test_a_table_retitled_as_another_is_noted(attntrace, tmp_path, fmt):
     assert text.count(first) == text.count(second) == 1
     sheet = parse(text.replace(first, second), path)
     assert f'the title "{second}" appears 2 times; the first table under it is read, the others are not' in sheet.notes
+
+
+def test_a_name_after_a_full_width_colon_and_a_chinese_full_stop_for_a_decimal_point_are_read(attntrace, tmp_path):
+    path = problem_path(tmp_path, "xihuan")
+    text = printed(attntrace, path, "markdown").replace("· ANSWER KEY\n", "\nName：李明\n", 1)
+    sheet = parse(text.replace("| -0.07 |", "| -0。07 |", 1), path)
+    assert sheet.student == "李明" and sheet.notes == ()
+    assert_carried(sheet, carried(path, 2))

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from attntrace.errors import AttntraceError
 from attntrace.files.problemfile import load
 from attntrace.model.engine import trace
 from tests.conftest import SAMPLES
@@ -324,3 +325,10 @@ def test_torch_layout_transposes_the_weights():
     from attntrace.files.problemfile import from_dict
 
     np.testing.assert_array_equal(trace(from_dict(data, "t")).output, trace(load(None)).output)
+
+
+def test_a_boolean_npy_is_refused_as_json_booleans_are(tmp_path):
+    path = tmp_path / "x.npy"
+    np.save(path, np.eye(2, dtype=bool))
+    with pytest.raises(AttntraceError, match=r"x has dtype bool \(true/false\); expected numbers"):
+        load(str(path))

@@ -107,7 +107,9 @@ def vector(value: Any, key: str) -> np.ndarray:
 
 def array(a: np.ndarray, key: str, ndim: int) -> np.ndarray:
     """check an array read from a binary file: numeric, finite and of the right rank"""
-    if a.dtype.kind not in "biuf":
+    if a.dtype.kind == "b":  # as a JSON file's true and false are refused, never read as 1 and 0
+        raise AttntraceError(f"{key} has dtype bool (true/false); expected numbers: save it as float, 1.0 and 0.0")
+    if a.dtype.kind not in "iuf":
         raise AttntraceError(f"{key} has dtype {a.dtype}; expected numbers")
     if ndim == 1 and a.ndim == 2 and 1 in a.shape:
         a = a.reshape(-1)

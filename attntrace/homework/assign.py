@@ -116,6 +116,9 @@ def _id_column(header: list[str], path: str, line: int) -> int:
     return found[0]
 
 
+WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"{d}{n}" for d in ("COM", "LPT") for n in range(1, 10))}
+
+
 def id_problem(student: str) -> str | None:
     """why this id cannot be a folder name, or None when it can"""
     if not student:
@@ -128,6 +131,10 @@ def id_problem(student: str) -> str | None:
         return "contains a control character or line break"
     if student != student.strip():
         return "starts or ends with a space"
+    if any(c in student for c in ':*?"<>|'):
+        return 'contains one of : * ? " < > |, which Windows does not allow in a folder name'
+    if student.split(".")[0].upper() in WINDOWS_DEVICES or student.endswith("."):
+        return "is a name Windows keeps for itself (CON, NUL, COM1 ..., or a name ending in a dot)"
     if len(student) > MAX_ID:
         return f"is {len(student)} characters long, over {MAX_ID}"
     return None

@@ -87,7 +87,7 @@ def split(paths: list[str], problem: str | None) -> tuple[str | None, list[str]]
     listed = [path for path in paths if path not in given]
     if not listed:
         raise AttntraceError("no answer sheet given; attntrace check ANSWERS [PROBLEM]", exit_code=2)
-    found = [s for path in listed for s in expand(path)]
+    found = list(dict.fromkeys(s for path in listed for s in expand(path)))  # a sheet named twice is marked once
     return (problem or (given[0] if given else None)), found
 
 

@@ -42,9 +42,10 @@ COLUMNS = re.compile(r"\(columns (.+) to (.+)\)")  # a plain table split into ru
 RULE = re.compile(r"\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?")  # markdown's |---|---:| line
 NUMBER = re.compile(r"[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?")
 SIGN_APART = re.compile(r"^([+-])\s+(?=[\d.,])")  # "- 0.76", typed with a space after the sign
-MINUSES = dict.fromkeys(map(ord, "\u2212\u2012\u2013\ufe63\uff0d"), "-")  # minus signs a keyboard or a word processor types
+TYPED = {**dict.fromkeys(map(ord, "\u2212\u2012\u2013\ufe63\uff0d"), "-"),  # minus signs a word processor types
+         ord("\u3002"): "."}  # and the full stop a Chinese input method types for a decimal point: -0。07
 MASKED = ("-inf", "-∞", "masked", "x", "—")
-BLANK = ("", "?", "-", "n/a", "na")  # after MINUSES, so an en dash is a blank too
+BLANK = ("", "?", "-", "n/a", "na")  # after TYPED, so an en dash is a blank too
 CHECKED = {"weighted": "w(i, j) · v_j", "concat": "the heads' outputs side by side"}  # read and checked, never marked
 CLOSE = 0.8  # how alike an edited heading and a worksheet title must be to be read as it
 COMMAS = "decimal commas read as decimal points"
@@ -137,7 +138,7 @@ def _student(lines: list[str]) -> str | None:
     for line in lines:
         if ASKS.search(line):
             return None
-        found = NAME.fullmatch(line)
+        found = NAME.fullmatch(unicodedata.normalize("NFKC", line))  # "Name：李明" with a full-width colon too
         if found:
             name = " ".join(found[1].replace("\\", "").strip("_* \t").split())
             return name or None
@@ -321,7 +322,7 @@ def _has_numbers(lines: list[str], at: int) -> bool:
         i += 1
     rows = [line for line in body if not RULE.fullmatch(line) and not COLUMNS.fullmatch(_norm(line))][1:]  # not the header
     cells = [cell for row in rows for cell in (_pipe_cells(row) if "|" in row else row.split())[1:]]
-    return any(NUMBER.fullmatch(unicodedata.normalize("NFKC", cell).translate(MINUSES)) for cell in cells)
+    return any(NUMBER.fullmatch(unicodedata.normalize("NFKC", cell).translate(TYPED)) for cell in cells)
 
 
 def _fits(table: _Table, origin: str) -> None:
@@ -623,7 +624,7 @@ def _percent(number: str) -> float:
 
 def _cell(text: str) -> str:
     """a cell as read: NFKC, any minus sign as "-", and no space between a sign and its number"""
-    cell = _norm(unicodedata.normalize("NFKC", text)).translate(MINUSES)
+    cell = _norm(unicodedata.normalize("NFKC", text)).translate(TYPED)
     return SIGN_APART.sub(r"\1", cell)
 
 
