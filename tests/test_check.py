@@ -718,3 +718,13 @@ def test_a_sheet_named_twice_is_marked_once(attntrace, tmp_path):
     sheet = _write(tmp_path, "sheet.json", hand.sheet(ONE, 2))
     r = attntrace("check", sheet, sheet, _write(tmp_path, "problem.json", ONE), "--format", "json")
     assert r.code == 0 and json.loads(r.out)["sheet"] == str(sheet)
+
+
+def test_masked_cells_written_as_0_are_named(attntrace, tmp_path):
+    sheet = hand.sheet(ONE_CAUSAL, 2)
+    scaled = sheet["heads"][0]["scaled"]
+    sheet["heads"][0]["scaled"] = [[0.0 if v is None else v for v in row] for row in scaled]
+    assert any(v is None for row in scaled for v in row)
+    _, report, verdicts = _mark(attntrace, tmp_path, ONE_CAUSAL, sheet)
+    assert verdicts[("scaled", 1)] == "wrong" and report["mistakes"] == ["masked cells written as 0"]
+    assert report["diagnosis"].startswith("the masked cells were written as 0 (scaled[")

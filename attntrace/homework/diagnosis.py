@@ -155,6 +155,10 @@ def diagnose(work: Work, items: list[Item]) -> tuple[str | None, tuple[str, ...]
         return (f"a cell that is never masked was written as masked (-inf): {cell.name}, expected "
                 f"{number(cell.expected, cell.decimals)}; only the scaled scores of a masked key are -inf"
                 + where), ("masked where nothing is masked",)
+    zeros = [cell for cell in first.off if cell.expected == -math.inf and cell.given == 0]
+    if zeros and len(zeros) == len(first.off):
+        return (f"the masked cells were written as 0 ({zeros[0].name} and the like): a masked score is -inf (or left "
+                "blank), so that the softmax gives it no weight" + where), ("masked cells written as 0",)
     rounded = _rounded_early(work, key)
     if rounded is not None:
         return rounded + where, ("rounded to fewer decimals",)
