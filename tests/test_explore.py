@@ -827,6 +827,7 @@ def test_a_models_head_opens_in_the_explorer_in_a_real_terminal():
                           timeout=60, dimensions=(40, 120))
     child.expect("Step 1 · prepare inputs")
     child.expect("▁cat")
+    child.expect(r"layer 2 · head 3/\d+ · precision 4")  # the model's head, never "head 1/1"
     child.send("q")
     child.expect(pexpect.EOF)
     child.close()

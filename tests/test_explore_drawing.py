@@ -14,12 +14,14 @@ from textual._ansi_theme import DEFAULT_TERMINAL_THEME
 from textual.color import Color
 from textual.filter import ANSIToTruecolor, Monochrome, NoColor
 
+from attntrace.errors import AttntraceError
 from attntrace.explore import drawing, state
 from attntrace.explore.app import StepView
 from attntrace.explore.drawing import Drawer, Finish
 from attntrace.explore.state import Cell, Session
 from attntrace.model.contract import dumps, problem_to_dict
 from attntrace.model.generate import random_problem
+from attntrace.model.problem import example
 from attntrace.render.table import Look
 from attntrace.views.page import Block
 from tests.test_explore import drive, main_lines, page, press, tables_run
@@ -282,3 +284,20 @@ def test_the_last_key_is_drawn_ahead_first():
         assert app.session.history == [app.session.original]  # the copy's change is its own
 
     drive(script, random_problem(n=8, d_model=4, init="normal", seed=0))
+
+
+@pytest.mark.parametrize("text", ["1_000", "nan", "inf", "0x10", "½", " 1 2"])
+def test_an_edit_takes_only_a_plain_number(text):
+    s = Session(example())
+    s.go(1)  # X, its first cell selected
+    before = s.problem.x.copy()
+    with pytest.raises(AttntraceError, match="is not a number|is not a finite number"):
+        s.edit(text)
+    np.testing.assert_array_equal(s.problem.x, before)
+    assert s.edit("1e3") == "X[1, 1] = 1000" and s.problem.x[0, 0] == 1000
+
+
+def test_one_head_of_a_model_says_which_in_the_status():
+    assert " · head 1/1 · " in Session(example()).status()
+    status = Session(example(), whose="layer 5 · head 3/12").status()
+    assert status.startswith("input 1/3 (x1) · layer 5 · head 3/12 · precision 4") and "head 1/1" not in status

@@ -653,7 +653,8 @@ def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str],
     except AttntraceError as e:
         raise problem_error(name, e) from None
     if explore_:
-        _explore(problem, opts.precision, carry_rounding, input_, opts.ascii, Path(name).name or "model", name)
+        whose = None if all_heads else f"layer {layer} · head {head}/{sentence_at.model.heads}"
+        _explore(problem, opts.precision, carry_rounding, input_, opts.ascii, Path(name).name or "model", name, whose)
         return
     if all_heads:
         t = trace(problem, show=())
@@ -715,14 +716,14 @@ def _need_terminal(env: Environment, instead: str) -> None:
 
 
 def _explore(problem: Any, precision: int, carry_rounding: bool, input_: Optional[int], ascii_: bool, stem: str,
-             where: str) -> None:
-    """the explorer on a problem (a file's, or a model's head), until it quits"""
+             where: str, whose: Optional[str] = None) -> None:
+    """the explorer on a problem (a file's, or a model's head: whose says which), until it quits"""
     from attntrace.explore.state import Session
     from attntrace.model.problem import problem_error
     from attntrace.render.table import Look
 
     try:
-        session = Session(problem, precision=precision, carry=carry_rounding, row=(input_ or 1) - 1)
+        session = Session(problem, precision=precision, carry=carry_rounding, row=(input_ or 1) - 1, whose=whose)
     except OutOfRange:
         raise
     except AttntraceError as e:

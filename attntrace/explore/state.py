@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -26,6 +27,7 @@ from attntrace.views.steps import run_steps, step_steps, walk_rows
 STEPS = ("prepare inputs", "weights", "derive Q, K, V", "scores", "softmax", "weighted values", "output",
          "every input at once")
 MAX_PRECISION = 17  # as --precision
+NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")  # what a cell may be edited to
 TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 GIVEN = {"X": "x", "W_Q": "w_q", "W_K": "w_k", "W_V": "w_v", "W_O": "w_o", "b_q": "b_q", "b_k": "b_k",
          "b_v": "b_v", "b_o": "b_o"}  # the tables of steps 1 and 2 that are the problem's own numbers, by title
@@ -44,11 +46,14 @@ class Cell:
 class Session:
     """the problem being explored, its undo history, and where the reader is; every view comes from the engine"""
 
-    def __init__(self, problem: Problem, *, precision: int = 4, carry: bool = False, row: int = 0) -> None:
+    def __init__(self, problem: Problem, *, precision: int = 4, carry: bool = False, row: int = 0,
+                 whose: str | None = None) -> None:
+        """whose: which head of what the problem is, when it is one head of a model ("layer 5 · head 3/12")"""
         if not 0 <= row < problem.dims.n:
             raise OutOfRange("query", row + 1, problem.dims.n, "this problem has inputs")
         self.original = problem
         self.problem = problem
+        self.whose = whose
         self.history: list[Problem] = []  # the problems before each change, the last one first to undo
         self.before: Problem | None = None  # the problem before the last change: what its highlighted cells differ from
         self.precision = precision
@@ -235,6 +240,8 @@ class Session:
         c = self.cell
         assert c is not None
         try:
+            if not NUMBER.fullmatch(text.strip()):  # float() takes 1_000 and "nan" too; a cell takes a plain number
+                raise ValueError
             value = float(text.strip())
         except ValueError:
             raise AttntraceError(f'"{text.strip()}" is not a number; type one such as 2, -0.5 or 1e-3') from None
@@ -413,7 +420,8 @@ class Session:
         """input i, head a, precision, scale, masks, temperature, edits: one line"""
         p, d = self.problem, self.problem.dims
         carried = ", carried" if self.carry else ""
-        parts = [f"input {self.row + 1}/{d.n} ({p.labels[self.row]})", f"head {self.head + 1}/{d.heads}",
+        head = self.whose if self.whose is not None and d.heads == 1 else f"head {self.head + 1}/{d.heads}"
+        parts = [f"input {self.row + 1}/{d.n} ({p.labels[self.row]})", head,
                  f"precision {self.precision}{carried}", f"scale {self.scale_words()}", f"masks {self.mask_words()}",
                  f"T {self.temperature:g}"]
         if self.history:
