@@ -35,6 +35,15 @@ def _mark(attntrace, tmp_path, sheet: dict, problem_path) -> dict:
     return json.loads(attntrace("check", path, problem_path, "--format", "json").out)
 
 
+def _turned(v: np.ndarray, theta: np.ndarray, pairs: str) -> np.ndarray:
+    """each pair (a, b) of v's columns turned by its angle, written out here: (a cos θ − b sin θ, b cos θ + a sin θ)"""
+    first, second = pair_index(v.shape[1], pairs)
+    turned = np.empty_like(v)
+    turned[:, first] = v[:, first] * np.cos(theta) - v[:, second] * np.sin(theta)
+    turned[:, second] = v[:, second] * np.cos(theta) + v[:, first] * np.sin(theta)
+    return turned
+
+
 def _round(a) -> list:
     return np.round(np.asarray(a, dtype=float), PRECISION).tolist()
 
@@ -65,14 +74,9 @@ def test_rope_pairs_mixed_up_are_named(attntrace, tmp_path):
     problem = _problem(rope=True)
     key, path = _key(attntrace, tmp_path, problem)
     t = trace(problem)
-    first, second = pair_index(4, "adjacent")  # the problem pairs i with i + 2; the student paired 2i - 1 with 2i
     theta = angles(np.arange(4.0), frequencies(4, 10000.0))
-    for a, name in ((0, "q"), (0, "k")):
-        v = getattr(t.heads[a], name)
-        turned = np.empty_like(v)
-        turned[:, first] = v[:, first] * np.cos(theta) - v[:, second] * np.sin(theta)
-        turned[:, second] = v[:, second] * np.cos(theta) + v[:, first] * np.sin(theta)
-        key["heads"][a][f"{name}_rotated"] = _round(turned)
+    for a, name in ((0, "q"), (0, "k")):  # the problem pairs i with i + 2; the student paired 2i - 1 with 2i
+        key["heads"][a][f"{name}_rotated"] = _round(_turned(getattr(t.heads[a], name), theta, "adjacent"))
     report = _mark(attntrace, tmp_path, key, path)
     assert "pairs were mixed up" in report["diagnosis"]
 
@@ -88,14 +92,9 @@ def test_a_rotation_by_the_wrong_angles_is_named(attntrace, tmp_path, wrong, wor
     t = trace(problem)
     turns = frequencies(4, 10000.0)
     theta = wrong(angles(np.arange(4.0), turns), turns)
-    first, second = pair_index(4, "half")
     for a in range(2):
         for name in ("q", "k"):
-            v = getattr(t.heads[a], name)
-            turned = np.empty_like(v)
-            turned[:, first] = v[:, first] * np.cos(theta) - v[:, second] * np.sin(theta)
-            turned[:, second] = v[:, second] * np.cos(theta) + v[:, first] * np.sin(theta)
-            key["heads"][a][f"{name}_rotated"] = _round(turned)
+            key["heads"][a][f"{name}_rotated"] = _round(_turned(getattr(t.heads[a], name), theta, "half"))
     report = _mark(attntrace, tmp_path, key, path)
     assert words in report["diagnosis"] and report["mistakes"] == [tag] and not report["passed"]
 
