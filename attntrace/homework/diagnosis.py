@@ -199,6 +199,7 @@ def _truncated(work: Work, key: Key) -> str | None:
     from attntrace.homework.marking import EXACT_FROM, cell_name
     from attntrace.homework.report import number
     from attntrace.homework.steps import recompute
+    from attntrace.model.maths import round_half_up
 
     p = work.precision
     if work.rule.tolerance or p >= EXACT_FROM:
@@ -212,7 +213,7 @@ def _truncated(work: Work, key: Key) -> str | None:
         cut = np.trunc(np.round(values * 10.0**p, 6)) / 10.0**p  # 0.29 * 100 is 28.999999999999996: cut 29, not 28
         if not np.allclose(g[written], cut[written], rtol=0, atol=1e-9):
             continue
-        rounded = np.round(np.round(values * 10.0**p, 6)) / 10.0**p
+        rounded = round_half_up(values, p)
         differ = np.argwhere(written & ~np.isclose(cut, rounded, rtol=0, atol=1e-9))
         if not len(differ):
             return None
