@@ -18,7 +18,7 @@ from attntrace.errors import AttntraceError
 from attntrace.explore import drawing, state
 from attntrace.explore.app import StepView
 from attntrace.explore.drawing import Drawer, Finish
-from attntrace.explore.state import Cell, Session
+from attntrace.explore.state import Session
 from attntrace.model.contract import dumps, problem_to_dict
 from attntrace.model.generate import random_problem
 from attntrace.model.problem import example
@@ -173,27 +173,6 @@ def test_a_height_foretold_wrong_draws_the_step_again_as_run_draws_it(attntrace,
         assert lines == page(run, app.session.current().heading, top + len(lines))[top:]
 
     drive(script, problem)
-
-
-def test_the_arithmetic_worked_out_ahead_is_what_enter_shows(monkeypatch):
-    s, fresh = Session(tokens64()), Session(tokens64())
-    for session in (s, fresh):
-        session.go(5)
-        session.select(Cell(0, 0, 7))
-    work = s.arithmetic_ahead()
-    assert work is not None
-    worker = threading.Thread(target=work)
-    worker.start()
-    worker.join()
-    expected = fresh.arithmetic()
-
-    def refused(*args, **kwargs):
-        raise AssertionError("worked out again")
-
-    monkeypatch.setattr(state, "explain_steps", refused)
-    assert s.arithmetic() == expected
-    s.go(1)
-    assert s.arithmetic_ahead() is None  # a given number: nothing to work out
 
 
 def _refused_on_the_screen(monkeypatch) -> None:

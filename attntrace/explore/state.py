@@ -338,15 +338,6 @@ class Session:
         legend = [text for text in texts if " = " not in text and not text.startswith(("score", "head"))]
         return [text for text in texts if wanted(text)] + [""] + legend
 
-    def arithmetic_ahead(self) -> Callable[[], object] | None:
-        """what the selected cell's arithmetic is worked out from, to be worked out meanwhile (on another thread, say)
-        so that Enter finds it; None when there is nothing to work out"""
-        if self.cell is None or self.step <= 2:
-            return None
-        query, _ = self._where(self.blocks()[self.cell.block], self.cell)
-        p, precision, decimals = self.problem, self.precision, self.decimals
-        return lambda: self._explained(p, query, precision, decimals)
-
     def _explained(self, p: Problem, query: int, precision: int, decimals: int | None) -> list[Step]:
         """explain's steps for an input (from 1)"""
         return self._cached(("explain", id(p), query, precision, decimals), p,  # type: ignore[no-any-return]
