@@ -26,8 +26,10 @@ def problem(file: str | None, env: Environment, matrices: Matrices | None = None
     try:
         return override(read_problem, **(settings or {}))
     except AttntraceError as e:  # the problem read fine: the options given do not fit it, a usage error
-        given = any(value is not None for value in (settings or {}).values())
-        raise AttntraceError(str(problem_error(origin(file, matrices), e)), 2 if given else e.exit_code) from None
+        error = problem_error(origin(file, matrices), e)
+        if any(value is not None for value in (settings or {}).values()):
+            error.exit_code = 2
+        raise error from None
 
 
 def traced(file: str | None, problem: Any, matrices: Matrices | None = None, **how: Any) -> Any:

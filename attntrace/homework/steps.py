@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from attntrace.homework.marking import EXACT_FROM
 from attntrace.model.maths import round_half_up, softmax
 
 if TYPE_CHECKING:
@@ -38,19 +39,17 @@ def _projection(work: Work, head: int, step: str, variant: str | None) -> Redo |
     cols: slice = slice(block * size, (block + 1) * size)
     if variant is None or w is None:
         return None
-    if variant == "kv_block":  # another head's key/value block: dealt in turn (a mod kv_heads), or any other
-        if step == "q" or t.dims.kv_heads == 1:
+    if variant in ("kv_block", "q_block"):  # another head's columns: its key/value block, or its columns of W_Q
+        if variant == "kv_block" and (step == "q" or t.dims.kv_heads == 1):
             return None
+        if variant == "q_block" and (step != "q" or t.dims.heads == 1):
+            return None
+        if variant == "kv_block":  # blocks dealt in turn (a mod kv_heads) are the usual slip, so they come first
+            others = sorted(set(range(t.dims.kv_heads)) - {block}, key=lambda g: g != (head - 1) % t.dims.kv_heads)
+        else:  # heads swapped, or numbered from 0
+            others = [g for g in range(t.dims.heads) if g != block]
         full = x @ w + (0.0 if b is None else b)
-        others = sorted({(head - 1) % t.dims.kv_heads, *range(t.dims.kv_heads)} - {block},
-                        key=lambda g: g != (head - 1) % t.dims.kv_heads)  # the usual slip first
         candidates = [full[:, g * size:(g + 1) * size] for g in others]
-        return candidates, np.zeros(candidates[0].shape)
-    if variant == "q_block":  # another head's columns of W_Q: heads swapped or numbered from 0
-        if step != "q" or t.dims.heads == 1:
-            return None
-        full = x @ w + (0.0 if b is None else b)
-        candidates = [full[:, g * size:(g + 1) * size] for g in range(t.dims.heads) if g != block]
         return candidates, np.zeros(candidates[0].shape)
     if variant == "transposed":
         if w.shape[0] != w.shape[1] or np.array_equal(w, w.T):
@@ -193,7 +192,7 @@ def _scaled(work: Work, head: int, variant: str | None) -> Redo | None:
         return None
     values, eps = divided
     candidates = [values]
-    if variant is None and work.t.problem.scale is True and work.precision < 9:
+    if variant is None and work.t.problem.scale is True and work.precision < EXACT_FROM:
         rounded = float(round_half_up(np.float64(work.t.divisor), work.precision))
         also = _divided(work, scores, None, head, rounded) if rounded not in (0.0, work.t.divisor) else None
         candidates += [] if also is None else [also[0]]

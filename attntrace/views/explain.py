@@ -504,7 +504,7 @@ def _output(t: Trace, a: int, w: _Writer) -> list[Note]:
         if not whole[r, c] and "." not in texts[k]:
             texts[k] = _decimal(texts[k], w.precision)
     exact = _exact(np.matmul, np.ones((1, m), dtype=np.int64), w.scaled(products), m)  # each column's sum
-    results = w.written(exact, w.precision, h.output[0, :d_v], np.all(whole, axis=0, keepdims=True))  # whole: whole
+    results = w.written(exact, w.precision, h.output[0, :d_v], np.all(whole, axis=0))  # a sum of whole terms: whole
     return [Note(f"{head}output{i}[{c + 1}] = {_terms(texts[c::d_v], m)} = {results[c]}") for c in range(d_v)]
 
 
