@@ -8,7 +8,7 @@ from pathlib import Path
 
 from attntrace.cli.files import write_files
 from attntrace.cli.terminal import Environment
-from attntrace.render.document import Document, Style, render, stream
+from attntrace.render.document import Document, Style, json_pieces, render, stream
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,9 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     write_files(files)  # every file or none, before anything reaches stdout
     if opts.output is None:
         env.widen_pipe()
+        if fmt == "json":  # a block of rows formatted as it is written, on two cores where that pays
+            env.write_pieces(json_pieces(document))
+            return
         for piece in text:
             env.write(piece)
 

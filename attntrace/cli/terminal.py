@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from attntrace.errors import AttntraceError
+
+if TYPE_CHECKING:
+    from attntrace.cli.forked import Piece
 
 
 class ExitStatus(IntEnum):
@@ -82,14 +85,41 @@ class Environment:
             self.quiet_stdout()
             raise AttntraceError(f"cannot write to stdout: {e.strerror or e}") from None
 
+    def write_pieces(self, pieces: Iterable[Piece]) -> None:
+        """write text given piece by piece, some formatted only as they are written: a big output on two cores, a
+        forked process formatting and writing every other block (cli/forked.py), where that pays"""
+        from attntrace.cli import forked
+
+        parts = forked.segments(pieces)
+        fd = self._fd()
+        if fd is None or not forked.worth_it(fd, parts):
+            for part in parts:
+                self.write("".join(p if isinstance(p, str) else p.text() for p in part))
+            return
+        try:
+            self.write("")  # what is still held in stdout's buffer goes out before the fork (never twice)
+            forked.write(fd, parts)
+        except OSError as e:
+            if isinstance(e, BrokenPipeError):
+                raise
+            self.quiet_stdout()
+            raise AttntraceError(f"cannot write to stdout: {e.strerror or e}") from None
+
+    def _fd(self) -> int | None:
+        """stdout's file descriptor, or None when it has none (closed, or text gathered in memory)"""
+        try:
+            return self.stdout.fileno() if self.stdout is not None else None
+        except (OSError, ValueError, AttributeError):
+            return None
+
     def widen_pipe(self) -> None:
         """a pipe on stdout holds 1 MB rather than 64 KB (Linux), so a large output reaches its reader in fewer turns"""
         try:
             import fcntl
             import stat
 
-            fd = self.stdout.fileno() if self.stdout is not None else -1
-            if fd >= 0 and stat.S_ISFIFO(os.fstat(fd).st_mode):
+            fd = self._fd()
+            if fd is not None and stat.S_ISFIFO(os.fstat(fd).st_mode):
                 fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
         except (ImportError, OSError, ValueError, AttributeError):  # not Linux, not a real file, or over the user's limit
             pass

@@ -6,6 +6,7 @@ import json
 import math
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -45,9 +46,9 @@ def to_lists(value: Any) -> Any:
 
 def _compact(a: np.ndarray) -> np.ndarray:
     """a problem matrix for people to edit: whole numbers without a trailing .0"""
-    a = np.asarray(a, dtype=np.float64) + 0.0
+    a = np.asarray(a, dtype=np.float64)  # not copied: a float matrix is written as it is, -0.0 as 0.0
     if np.all(a == np.round(a)) and np.all(np.abs(a) < 2**53):
-        return a.astype(np.int64)
+        return (a + 0.0).astype(np.int64)
     return a
 
 
@@ -160,11 +161,32 @@ def dumps(data: Any) -> str:
 
 def chunks(data: Any) -> Iterator[str]:
     """dumps(data) piece by piece: an array (as trace_form holds them) a block of rows at a time, never all at once"""
+    for piece in pieces(data):
+        yield piece if isinstance(piece, str) else piece.text()
+
+
+def pieces(data: Any) -> Iterator[str | Rows]:
+    """chunks(data), each block of rows left to be written when its text is asked for (by whichever process writes it)"""
     yield from _pieces(data, "")
     yield "\n"
 
 
-def _pieces(value: Any, indent: str) -> Iterator[str]:
+@dataclass(frozen=True)
+class Rows:
+    """a block of a 2-D array's rows, written as JSON lists with `between` between them when text() is called"""
+
+    block: np.ndarray
+    between: str
+
+    @property
+    def cells(self) -> int:
+        return int(self.block.size)
+
+    def text(self) -> str:
+        return _lines(self.block, self.between)
+
+
+def _pieces(value: Any, indent: str) -> Iterator[str | Rows]:
     inner = indent + "  "
     if isinstance(value, np.ndarray) and (value.ndim not in (1, 2) or value.ndim == 2 and not len(value)):
         value = to_lists(value)
@@ -192,13 +214,13 @@ def _pieces(value: Any, indent: str) -> Iterator[str]:
 BLOCK = 1 << 15  # cells formatted at a time: half a megabyte of text, which stays in the processor's cache
 
 
-def _rows(a: np.ndarray, between: str) -> Iterator[str]:
+def _rows(a: np.ndarray, between: str) -> Iterator[str | Rows]:
     """the rows of a 2-D array as JSON lists with `between` between them, a block of rows at a time"""
     step = max(1, BLOCK // max(1, a.shape[1]))
     for start in range(0, len(a), step):
         if start:
             yield between
-        yield _lines(a[start:start + step], between)
+        yield Rows(a[start:start + step], between)
 
 
 def _lines(block: np.ndarray, between: str) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from attntrace.views.page import Step
 
 if TYPE_CHECKING:
+    from attntrace.model.contract import Rows
     from attntrace.model.trace import Trace
 
 
@@ -123,6 +124,15 @@ def _json_pieces(document: Document) -> Iterator[str]:
     from attntrace.model.contract import chunks
 
     yield from chunks(document.data)
+
+
+def json_pieces(document: Document) -> Iterator[str | Rows]:
+    """the JSON text piece by piece, each block of rows formatted only when its text() is asked for"""
+    from attntrace.model.contract import pieces
+
+    if document.data is None:
+        raise ValueError("this document has no JSON form")
+    return pieces(document.data)
 
 
 def _csv_pieces(document: Document, style: Style) -> Iterator[str]:

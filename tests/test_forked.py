@@ -1,0 +1,166 @@
+"""A big JSON output written on two cores: the same bytes as one process writes, and every way it can end ends well:
+a reader gone, Ctrl-C to the group or to the parent alone, the child killed."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from attntrace.cli import forked
+from attntrace.files.problemfile import load
+from attntrace.model import contract
+from attntrace.model.engine import trace
+from attntrace.views.steps import walk_rows
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="two processes share the writing on Linux only")
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """a problem whose JSON trace holds more than forked.FROM numbers: written on two cores when piped"""
+    path = tmp_path_factory.mktemp("forked") / "big.json"
+    rng = np.random.default_rng(7)
+    path.write_text(json.dumps({"x": rng.normal(size=(256, 48)).round(6).tolist(),
+                                "w_q": (rng.normal(size=(48, 48)) * 1e-3).round(9).tolist(), "heads": 2}))
+    problem = load(path)
+    data = contract.trace_form(trace(problem, show=walk_rows(len(problem.x))))
+    assert sum(p.cells for p in contract.pieces(data) if not isinstance(p, str)) >= forked.FROM
+    return path
+
+
+def _run(*args, **kwargs):
+    return subprocess.Popen([sys.executable, "-m", "attntrace", *map(str, args)], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, **kwargs)
+
+
+def _children(pid):
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(c) for c in f.read().split()]
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _writing(proc):
+    """the child that shares the writing, once the first bytes have come (the output then waits for its reader)"""
+    assert proc.stdout.read(1) == b"{"
+    for _ in range(500):
+        found = _children(proc.pid)
+        if found:
+            return found[0]
+        time.sleep(0.01)
+    raise AssertionError("no second process")
+
+
+def test_a_piped_trace_is_the_bytes_one_process_writes_to_a_file(big, tmp_path):
+    target = tmp_path / "one.json"
+    assert subprocess.run([sys.executable, "-m", "attntrace", "run", big, "--format", "json", "-o", target],
+                          cwd=ROOT).returncode == 0
+    proc = _run("run", big, "--format", "json")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and err == b""
+    assert out == target.read_bytes()
+    problem = load(big)
+    assert out.decode() == contract.dumps(contract.trace_form(trace(problem, show=walk_rows(len(problem.x)))))
+
+
+def test_written_to_a_file_by_redirection_it_is_whole_too(big, tmp_path):
+    target = tmp_path / "redirected.json"
+    with open(target, "wb") as f:
+        proc = subprocess.run([sys.executable, "-m", "attntrace", "run", big, "--format", "json"], cwd=ROOT, stdout=f,
+                              stderr=subprocess.PIPE)
+    assert proc.returncode == 0 and proc.stderr == b""
+    assert json.loads(target.read_text())["heads"][1]["head"] == 2
+
+
+def test_segments_are_written_in_order_whoever_formats_them(tmp_path):
+    class Slow:
+        """a block that takes its time: the other process is ready first and must still wait its turn"""
+
+        def __init__(self, name, delay):
+            self.name, self.delay, self.cells = name, delay, forked.FROM
+
+        def text(self):
+            time.sleep(self.delay)
+            return f"<{self.name}>"
+
+    pieces = ["start "]
+    for number in range(9):
+        pieces += [Slow(number, 0.02 * (number % 3)), f" after {number}|"]
+    parts = forked.segments(pieces)
+    assert len(parts) == 9 and all(len([p for p in part if not isinstance(p, str)]) == 1 for part in parts)
+    target = tmp_path / "out"
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT)
+    try:
+        assert forked.worth_it(fd, parts)
+        forked.write(fd, parts)
+    finally:
+        os.close(fd)
+    expected = "start " + "".join(f"<{n}> after {n}|" for n in range(9))
+    assert target.read_text() == expected
+
+
+def test_a_small_output_or_a_terminal_stays_in_one_process(tmp_path):
+    small = forked.segments(["[", contract.Rows(np.ones((3, 3)), ", "), "]"])
+    fd = os.open(tmp_path / "small", os.O_WRONLY | os.O_CREAT)
+    try:
+        assert not forked.worth_it(fd, small)
+    finally:
+        os.close(fd)
+
+
+def test_a_reader_that_goes_away_ends_both_quietly(big):
+    proc = _run("run", big, "--format", "json")
+    child = _writing(proc)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.wait(timeout=30)
+    assert proc.returncode == 0 and err == b""
+    assert not _alive(child)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="shell pipe")
+def test_head_on_a_big_json_trace_is_quiet(big):
+    out = subprocess.run(f'"{sys.executable}" -m attntrace run "{big}" --format json | head -c 100', shell=True,
+                         capture_output=True, cwd=ROOT)
+    assert out.stdout.startswith(b"{\n") and len(out.stdout) == 100 and out.stderr == b""
+
+
+@pytest.mark.parametrize("to_group", [True, False], ids=["ctrl-c", "sigint-to-the-parent"])
+def test_ctrl_c_exits_130_and_leaves_no_process(big, to_group):
+    proc = _run("run", big, "--format", "json", start_new_session=True)
+    child = _writing(proc)
+    if to_group:  # what a terminal's Ctrl-C does: the signal to every process of the foreground group
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
+    reader = threading.Thread(target=proc.stdout.read, daemon=True)  # the output may block until it is read
+    reader.start()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=30)
+    assert proc.returncode == 130 and "Traceback" not in err
+    assert not _alive(child)
+
+
+def test_the_child_killed_is_one_line_and_exit_1(big):
+    proc = _run("run", big, "--format", "json")
+    child = _writing(proc)
+    os.kill(child, signal.SIGKILL)
+    reader = threading.Thread(target=proc.stdout.read, daemon=True)
+    reader.start()
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=30)
+    assert proc.returncode == 1
+    assert err.startswith("attntrace: ") and err.count("\n") == 1 and "not whole" in err
