@@ -96,7 +96,10 @@ def test_segments_are_written_in_order_whoever_formats_them(tmp_path):
             time.sleep(self.delay)
             return f"<{self.name}>"
 
-    pieces = ["start "]
+        def encoded(self):
+            return self.text().encode()
+
+    pieces = ["start 开始 "]
     for number in range(9):
         pieces += [Slow(number, 0.02 * (number % 3)), f" after {number}|"]
     parts = forked.segments(pieces)
@@ -108,8 +111,8 @@ def test_segments_are_written_in_order_whoever_formats_them(tmp_path):
         forked.write(fd, parts)
     finally:
         os.close(fd)
-    expected = "start " + "".join(f"<{n}> after {n}|" for n in range(9))
-    assert target.read_text() == expected
+    expected = "start 开始 " + "".join(f"<{n}> after {n}|" for n in range(9))
+    assert target.read_text(encoding="utf-8") == expected
 
 
 def test_a_small_output_or_a_terminal_stays_in_one_process(tmp_path):

@@ -29,6 +29,8 @@ class Later(Protocol):
 
     def text(self) -> str: ...
 
+    def encoded(self) -> bytes: ...  # text() in UTF-8
+
 
 Piece = Union[str, Later]
 
@@ -102,7 +104,7 @@ def write(fd: int, parts: Sequence[list[Piece]]) -> None:
 def _take_turns(fd: int, parts: Sequence[list[Piece]], me: int, turn_in: int, turn_out: int) -> None:
     """format my segments (me, me + 2, ...), each written when the turn comes, and hand the turn on after each"""
     for number in range(me, len(parts), 2):
-        data = "".join(p if isinstance(p, str) else p.text() for p in parts[number]).encode("utf-8")
+        data = b"".join(p.encode("utf-8") if isinstance(p, str) else p.encoded() for p in parts[number])
         if number:
             try:
                 turn = os.read(turn_in, 1)

@@ -183,6 +183,10 @@ class Rows:
         return int(self.block.size)
 
     def text(self) -> str:
+        return self.encoded().decode("ascii")
+
+    def encoded(self) -> bytes:
+        """text() as bytes (ASCII, so UTF-8 too), for a writer of bytes"""
         return _lines(self.block, self.between)
 
 
@@ -223,12 +227,12 @@ def _rows(a: np.ndarray, between: str) -> Iterator[str | Rows]:
         yield Rows(a[start:start + step], between)
 
 
-def _lines(block: np.ndarray, between: str) -> str:
+def _lines(block: np.ndarray, between: str) -> bytes:
     """json.dumps of each row (Python's shortest repr of each float, -0.0 as 0.0, null where not finite), joined"""
     if block.dtype.kind == "f":
         block = block + 0.0
     if not _orjson_agrees():
-        return _NOT_FINITE.sub("null", str(block.tolist())[1:-1]).replace("], [", f"]{between}[")
+        return _NOT_FINITE.sub("null", str(block.tolist())[1:-1]).replace("], [", f"]{between}[").encode("ascii")
     import orjson
 
     reprs: list[bytes] = []
@@ -247,7 +251,7 @@ def _lines(block: np.ndarray, between: str) -> str:
         joined = [b""] * (len(parts) + len(reprs))
         joined[0::2], joined[1::2] = parts, reprs
         text = b"".join(joined)
-    return text.replace(b",", b", ").replace(b"\n", between.encode()).decode("ascii")
+    return text.replace(b",", b", ").replace(b"\n", between.encode())
 
 
 # where orjson writes 0.000015 and 1.5e-7 for repr()'s 1.5e-05 and 1.5e-07; below 1e-9 and from 1e-4 up they agree
