@@ -6,8 +6,9 @@ odd ones) formats it while the other writes, then waits for its turn (a byte on 
 file descriptor and hands the turn on. The bytes are those of the pieces in order, as one process writes them.
 
 Linux only (fork and a pipe between the two; elsewhere, and for a terminal, one process writes it all). The child
-never returns into the caller: it leaves by os._exit, with BROKEN_PIPE when the reader went away. The parent waits for
-the child before it returns, and stops it (SIGTERM) when anything fails on its side, Ctrl-C included.
+never returns into the caller: it leaves by os._exit, with BROKEN_PIPE when the reader went away, and it ends with its
+parent (PR_SET_PDEATHSIG), whose Ctrl-C handler exits at once. The parent waits for the child before it returns, and
+stops it (SIGTERM) when anything fails on its side.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Protocol, Union
 
 from attntrace.errors import AttntraceError
@@ -43,43 +45,66 @@ class _OtherGone(Exception):
     """the other process closed its end of the turns: it has ended"""
 
 
-def worth_it(fd: int, parts: Sequence[list[Piece]]) -> bool:
-    """whether writing on two cores pays: Linux, fd a pipe or a file (not a terminal), FROM numbers or more"""
-    if sys.platform != "linux" or not hasattr(os, "fork") or len(parts) < 2 or os.isatty(fd):
-        return False
-    return sum(p.cells for part in parts for p in part if not isinstance(p, str)) >= FROM
+@dataclass(frozen=True)
+class Segments:
+    """a text cut before each block but the first: every segment holds one block (the first may hold only strings)"""
+
+    parts: list[list[Piece]]
+
+    @classmethod
+    def of(cls, pieces: Iterable[Piece]) -> Segments:
+        parts: list[list[Piece]] = [[]]
+        seen = False
+        for piece in pieces:
+            if not isinstance(piece, str):
+                if seen:
+                    parts.append([])
+                seen = True
+            parts[-1].append(piece)
+        return cls(parts)
+
+    def texts(self) -> Iterator[str]:
+        """each segment's text, in order (for a stream that takes text)"""
+        for part in self.parts:
+            yield "".join(p if isinstance(p, str) else p.text() for p in part)
+
+    def worth_sharing(self, fd: int) -> bool:
+        """whether writing on two cores pays: Linux, fd a pipe or a file (not a terminal), FROM numbers or more"""
+        if sys.platform != "linux" or not hasattr(os, "fork") or len(self.parts) < 2 or os.isatty(fd):
+            return False
+        return sum(p.cells for part in self.parts for p in part if not isinstance(p, str)) >= FROM
+
+    def write(self, fd: int) -> None:
+        """every segment written to fd in order: on two cores where that pays, else by this process alone"""
+        if self.worth_sharing(fd):
+            _shared(fd, self.parts)
+            return
+        for part in self.parts:
+            _write_all(fd, _encoded(part))
 
 
-def segments(pieces: Iterable[Piece]) -> list[list[Piece]]:
-    """the pieces cut before each block but the first: every segment holds one block (the first may be all strings)"""
-    out: list[list[Piece]] = [[]]
-    seen = False
-    for piece in pieces:
-        if not isinstance(piece, str):
-            if seen:
-                out.append([])
-            seen = True
-        out[-1].append(piece)
-    return out
+def _encoded(part: list[Piece]) -> bytes:
+    return b"".join(p.encode("utf-8") if isinstance(p, str) else p.encoded() for p in part)
 
 
-def write(fd: int, parts: Sequence[list[Piece]]) -> None:
+def _shared(fd: int, parts: Sequence[list[Piece]]) -> None:
     """write every segment to fd in order, the child formatting and writing the odd ones, the parent the even ones"""
     to_child = os.pipe()  # (read end, write end)
     to_parent = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         code = 1
         try:
+            for number in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C ends it at once, quietly: the parent says so
+                signal.signal(number, signal.SIG_DFL)
+            _end_with(parent)
             os.close(to_child[1])
             os.close(to_parent[0])
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             _take_turns(fd, parts, 1, to_child[0], to_parent[1])
             code = 0
         except BrokenPipeError:
             code = BROKEN_PIPE
-        except KeyboardInterrupt:
-            code = 128 + signal.SIGINT
         except BaseException:  # noqa: B036 - whatever it is, the child must end here and not in the caller's code
             code = 1
         finally:
@@ -101,10 +126,19 @@ def write(fd: int, parts: Sequence[list[Piece]]) -> None:
     _ended(status)
 
 
+def _end_with(parent: int) -> None:
+    """this process ends (SIGTERM) when its parent does, even by os._exit or a signal (Linux's PR_SET_PDEATHSIG)"""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent ended before it was asked
+        os._exit(1)
+
+
 def _take_turns(fd: int, parts: Sequence[list[Piece]], me: int, turn_in: int, turn_out: int) -> None:
     """format my segments (me, me + 2, ...), each written when the turn comes, and hand the turn on after each"""
     for number in range(me, len(parts), 2):
-        data = b"".join(p.encode("utf-8") if isinstance(p, str) else p.encoded() for p in parts[number])
+        data = _encoded(parts[number])
         if number:
             try:
                 turn = os.read(turn_in, 1)
@@ -136,12 +170,11 @@ def _stop(pid: int) -> None:
 
 
 def _ended(status: int) -> None:
-    """raise as the child ended: a reader gone is a broken pipe, Ctrl-C is Ctrl-C, anything else one line"""
+    """raise as the child ended: a reader gone is a broken pipe, anything else one line"""
     code = os.waitstatus_to_exitcode(status)
     if code == 0:
         return
     if code == BROKEN_PIPE:
         raise BrokenPipeError()
-    if code in (128 + signal.SIGINT, -signal.SIGINT):
-        raise KeyboardInterrupt()
-    raise AttntraceError(f"the process writing half of the output ended with status {code}; the output is not whole")
+    how = f"was ended by signal {-code}" if code < 0 else f"ended with status {code}"
+    raise AttntraceError(f"the process writing half of the output {how}; the output is not whole")

@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attntrace.cli.files import write_files
 from attntrace.cli.terminal import Environment
 from attntrace.render.document import Document, Style, json_pieces, render, stream
+
+if TYPE_CHECKING:
+    from attntrace.cli.forked import Segments
 
 
 @dataclass(frozen=True)
@@ -45,15 +49,21 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
             if number + 1 < len(pages) and not env.pause():
                 return
         return
-    text = stream(document, fmt, style)  # JSON and CSV a block of rows at a time, never the whole text at once
-    files: dict[Path, str | Iterable[str]] = {**_exports(document, opts)}
+    text: Iterable[str] | Segments
+    if fmt == "json":  # blocks of rows formatted as they are written, on two cores where that pays
+        from attntrace.cli.forked import Segments
+
+        text = Segments.of(json_pieces(document))
+    else:
+        text = stream(document, fmt, style)  # CSV a block of rows at a time, never the whole text at once
+    files: dict[Path, str | Iterable[str] | Segments] = {**_exports(document, opts)}
     if opts.output is not None:
         files[opts.output] = text
     write_files(files)  # every file or none, before anything reaches stdout
     if opts.output is None:
         env.widen_pipe()
-        if fmt == "json":  # a block of rows formatted as it is written, on two cores where that pays
-            env.write_pieces(json_pieces(document))
+        if not isinstance(text, Iterable):
+            env.write_segments(text)
             return
         for piece in text:
             env.write(piece)

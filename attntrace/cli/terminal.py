@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -14,7 +14,7 @@ from typing import IO, TYPE_CHECKING
 from attntrace.errors import AttntraceError
 
 if TYPE_CHECKING:
-    from attntrace.cli.forked import Piece
+    from attntrace.cli.forked import Segments
 
 
 class ExitStatus(IntEnum):
@@ -85,20 +85,17 @@ class Environment:
             self.quiet_stdout()
             raise AttntraceError(f"cannot write to stdout: {e.strerror or e}") from None
 
-    def write_pieces(self, pieces: Iterable[Piece]) -> None:
-        """write text given piece by piece, some formatted only as they are written: a big output on two cores, a
-        forked process formatting and writing every other block (cli/forked.py), where that pays"""
-        from attntrace.cli import forked
-
-        parts = forked.segments(pieces)
+    def write_segments(self, segments: Segments) -> None:
+        """write a text given in segments, blocks of rows formatted as they are written: on two cores where that pays,
+        a forked process formatting and writing every other block (cli/forked.py)"""
         fd = self._fd()
-        if fd is None or not forked.worth_it(fd, parts):
-            for part in parts:
-                self.write("".join(p if isinstance(p, str) else p.text() for p in part))
+        if fd is None:
+            for text in segments.texts():
+                self.write(text)
             return
         try:
             self.write("")  # what is still held in stdout's buffer goes out before the fork (never twice)
-            forked.write(fd, parts)
+            segments.write(fd)
         except OSError as e:
             if isinstance(e, BrokenPipeError):
                 raise
