@@ -186,3 +186,22 @@ def test_the_child_killed_is_one_line_and_exit_1(big):
     proc.wait(timeout=30)
     assert proc.returncode == 1
     assert err.startswith("attntrace: ") and err.count("\n") == 1 and "not whole" in err
+
+
+def test_sigterm_while_writing_with_o_ends_both_processes(big, tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([sys.executable, "-m", "attntrace", "run", str(big), "--format", "json", "-o", str(fifo)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with open(fifo, "rb") as reader:
+        assert reader.read(1) == b"{"
+        for _ in range(500):
+            found = _children(proc.pid)
+            if found:
+                break
+            time.sleep(0.01)
+        assert found
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signal.SIGTERM and out == b"" and "Traceback" not in err.decode()
+    assert _ends(found[0])
