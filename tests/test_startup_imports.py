@@ -28,7 +28,8 @@ def test_a_plain_run_of_the_built_in_example_imports_no_rich_and_no_file_reader(
     assert {"numpy", "attntrace.render.plain", "attntrace.model.engine"} <= modules
     never = {"rich", "attntrace.render.table", "attntrace.render.export", "attntrace.files.jsonfile",
              "attntrace.files.csvfile", "attntrace.files.npyfile", "attntrace.files.values", "attntrace.model.contract",
-             "tempfile", "zipfile", "typer", "click", "attntrace.cli.commands", "attntrace.model.who", "shutil", "csv"}
+             "attntrace.cli.forked", "tempfile", "zipfile", "typer", "click", "attntrace.cli.commands",
+             "attntrace.model.who", "shutil", "csv"}
     assert not never & modules, never & modules
 
 
