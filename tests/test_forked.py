@@ -205,3 +205,35 @@ def test_sigterm_while_writing_with_o_ends_both_processes(big, tmp_path):
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 128 + signal.SIGTERM and out == b"" and "Traceback" not in err.decode()
     assert _ends(found[0])
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_disk_is_one_line_whichever_process_meets_it(big):
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([sys.executable, "-m", "attntrace", "run", str(big), "--format", "json"], cwd=ROOT,
+                              stdout=full, stderr=subprocess.PIPE, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == "attntrace: cannot write to stdout: No space left on device\n"
+
+
+def test_a_write_the_child_fails_is_raised_by_the_parent_as_the_same_error(tmp_path):
+    class Refused:
+        cells = forked.FROM
+
+        def text(self):
+            return self.encoded().decode()
+
+        def encoded(self):
+            if os.getpid() != parent:  # the child's block: its write fails as a full disk would
+                raise OSError(28, os.strerror(28))
+            return b"[]"
+
+    parent = os.getpid()
+    segments = forked.Segments.of(["{", Refused(), ",", Refused(), "}"])
+    fd = os.open(tmp_path / "out", os.O_WRONLY | os.O_CREAT)
+    try:
+        with pytest.raises(OSError) as e:
+            segments.write(fd)
+    finally:
+        os.close(fd)
+    assert e.value.errno == 28 and e.value.strerror == os.strerror(28)

@@ -6,7 +6,8 @@ odd ones) formats it while the other writes, then waits for its turn (a byte on 
 file descriptor and hands the turn on. The bytes are those of the pieces in order, as one process writes them.
 
 Linux only (fork and a pipe between the two; elsewhere, and for a terminal, one process writes it all). The child
-never returns into the caller: it leaves by os._exit, with BROKEN_PIPE when the reader went away, and it ends with its
+never returns into the caller: it leaves by os._exit, with FAILED_WRITE + errno when a write failed (the reader gone,
+the disk full), and it ends with its
 parent (PR_SET_PDEATHSIG), whose Ctrl-C handler exits at once. The parent waits for the child before it returns, and
 stops it (SIGTERM) when anything fails on its side.
 """
@@ -37,7 +38,7 @@ class Later(Protocol):
 Piece = Union[str, Later]
 
 FROM = 1 << 18  # numbers: fewer are formatted (about 70 ms) in about the time a fork and the turns cost
-BROKEN_PIPE = 3  # the child's exit status when stdout's reader has gone away
+FAILED_WRITE = 100  # the child's exit status, plus the errno, when a write failed: the parent raises the same OSError
 _TURN = b"t"
 
 
@@ -103,8 +104,8 @@ def _shared(fd: int, parts: Sequence[list[Piece]]) -> None:
             os.close(to_parent[0])
             _take_turns(fd, parts, 1, to_child[0], to_parent[1])
             code = 0
-        except BrokenPipeError:
-            code = BROKEN_PIPE
+        except OSError as e:
+            code = FAILED_WRITE + e.errno if e.errno and 0 < e.errno < 256 - FAILED_WRITE else 1
         except BaseException:  # noqa: B036 - whatever it is, the child must end here and not in the caller's code
             code = 1
         finally:
@@ -170,11 +171,12 @@ def _stop(pid: int) -> None:
 
 
 def _ended(status: int) -> None:
-    """raise as the child ended: a reader gone is a broken pipe, anything else one line"""
+    """raise as the child ended: a failed write as the same OSError (the reader gone, a full disk), else one line"""
     code = os.waitstatus_to_exitcode(status)
     if code == 0:
         return
-    if code == BROKEN_PIPE:
-        raise BrokenPipeError()
+    if code > FAILED_WRITE:
+        number = code - FAILED_WRITE
+        raise OSError(number, os.strerror(number))  # BrokenPipeError for EPIPE
     how = f"was ended by signal {-code}" if code < 0 else f"ended with status {code}"
     raise AttntraceError(f"the process writing half of the output {how}; the output is not whole")
