@@ -89,7 +89,7 @@ class Environment:
         """write a text given in segments, blocks of rows formatted as they are written: on two cores where that pays,
         a forked process formatting and writing every other block (cli/forked.py)"""
         fd = self._fd()
-        if fd is None:
+        if fd is None or not segments.worth_sharing(fd):  # through sys.stdout: a Windows console takes text, not bytes
             for text in segments.texts():
                 self.write(text)
             return
