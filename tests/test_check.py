@@ -710,7 +710,7 @@ def test_a_problem_holding_nan_among_the_paths_is_refused_as_the_problem(attntra
     bad = tmp_path / "problem.json"
     bad.write_text('{"x": [[1, NaN]]}', encoding="utf-8")
     r = attntrace("check", _write(tmp_path, "sheet.json", hand.sheet(ONE, 2)), bad)
-    assert r.code == 1 and r.out == ""
+    assert r.code == 2 and r.out == ""
     assert r.err == f"attntrace: {bad}: x row 1, column 2 is NaN; every value must be finite\n"
 
 
@@ -728,3 +728,41 @@ def test_masked_cells_written_as_0_are_named(attntrace, tmp_path):
     _, report, verdicts = _mark(attntrace, tmp_path, ONE_CAUSAL, sheet)
     assert verdicts[("scaled", 1)] == "wrong" and report["mistakes"] == ["masked cells written as 0"]
     assert report["diagnosis"].startswith("the masked cells were written as 0 (scaled[")
+
+
+# the exit status is the verdict: 0 passed, 1 not passed; what keeps check from marking or reporting is 2
+class _GoneReader:
+    """a stdout whose reader has gone away (| head after its lines)"""
+
+    def write(self, text):
+        raise BrokenPipeError()
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+@pytest.mark.parametrize("student, verdict", [("ana", 0), ("ben", 1)])
+def test_a_reader_gone_keeps_the_verdict(attntrace, environment, student, verdict):
+    from attntrace.cli.terminal import Environment
+
+    expected = attntrace("check", SAMPLES / "homework" / f"{student}.json").code
+    environment["make"] = lambda: Environment(stdout_isatty=False, stdin_isatty=False, stdout=_GoneReader())
+    r = attntrace("check", SAMPLES / "homework" / f"{student}.json")
+    assert expected == verdict and r.code == verdict and r.err == ""
+
+
+@pytest.mark.parametrize("student", ["ana", "ben"])
+def test_a_closed_stdout_is_trouble_never_a_verdict(attntrace, environment, student):
+    from attntrace.cli.terminal import Environment
+
+    environment["make"] = lambda: Environment(stdout_isatty=False, stdin_isatty=False, stdout=None)
+    r = attntrace("check", SAMPLES / "homework" / f"{student}.json")
+    assert r.code == 2 and r.err.startswith("attntrace: stdout is closed") and r.err.count("\n") == 1
+
+
+def test_a_problem_that_cannot_be_read_is_trouble(attntrace, tmp_path):
+    r = attntrace("check", "--problem", tmp_path / "missing.json", SAMPLES / "homework" / "ben.json")
+    assert r.code == 2 and r.err == f"attntrace: {tmp_path / 'missing.json'}: no such file or directory\n"

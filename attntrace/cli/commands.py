@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -409,14 +410,37 @@ def check(
 ) -> None:
     """Mark answer sheets step by step at the students' precision and name the first mistake.
 
-    Exit 0 when every intermediate asked for is written and right, 1 otherwise, 2 when a sheet cannot be read.
+    Exit 0 when every intermediate asked for is written and right, 1 otherwise, 2 when a sheet, the problem or the
+    report cannot be read or written.
     """
+    env = _env()
+    with _trouble_is_2(env):
+        _check(env, paths, problem, fmt, precision, tolerance, rtol, atol, follow_through, points, gradescope,
+               gradebook, scale, scale_by, mask, window, heads, padding)
+
+
+@contextmanager
+def _trouble_is_2(env: Environment) -> Iterator[None]:
+    """check's exit status is its verdict: what keeps it from marking or reporting is 2, never 1 (not passed)"""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except EXPECTED as e:
+        failure(env, e)
+        raise typer.Exit(ExitStatus.USAGE) from None
+
+
+def _check(env: Environment, paths: list[str], problem: Optional[str], fmt: ReportFormat, precision: Optional[int],
+           tolerance: Optional[float], rtol: Optional[float], atol: Optional[float], follow_through: bool,
+           points: Optional[str], gradescope: Optional[Path], gradebook: Optional[Path], scale: ScaleOpt,
+           scale_by: ScaleByOpt, mask: MaskOpt, window: WindowOpt, heads: HeadsOpt, padding: PaddingOpt) -> None:
+    """mark the sheets, write the files asked for and show the reports; exit with the verdict"""
     from attntrace.homework import classroom
     from attntrace.homework import report as reports
     from attntrace.homework.marking import Rule
     from attntrace.model.contract import dumps
 
-    env = _env()
     exact = rtol is not None or atol is not None
     if tolerance is not None and exact:
         raise typer.BadParameter("give --tolerance, or --rtol/--atol, not both", param_hint="--tolerance")
@@ -443,12 +467,15 @@ def check(
     write_files(files)
     for _, error in marked.unreadable:
         env.message(f"attntrace: {error}")
-    show(env, reports.document(marked.reports, marked.unreadable, one=len(sheet_paths) == 1),
-         OutputOptions(format=fmt.value))
-    if marked.unreadable:
-        raise typer.Exit(ExitStatus.USAGE)
-    if not all(r.passed for r in marked.reports):
-        raise typer.Exit(ExitStatus.ERROR)
+    verdict = (ExitStatus.USAGE if marked.unreadable else ExitStatus.ERROR if not all(r.passed for r in marked.reports)
+               else ExitStatus.SUCCESS)
+    try:
+        show(env, reports.document(marked.reports, marked.unreadable, one=len(sheet_paths) == 1),
+             OutputOptions(format=fmt.value))
+    except BrokenPipeError:  # a reader that has gone away (| head) has read enough; the verdict stands
+        env.quiet_stdout()
+    if verdict:
+        raise typer.Exit(verdict)
 
 
 POINT_KEYS = ("q", "k", "v", "scores", "scaled", "weights", "output", "final")
