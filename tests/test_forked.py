@@ -133,7 +133,7 @@ def test_segments_are_written_in_order_whoever_formats_them(tmp_path):
 
 
 def test_a_small_output_stays_in_one_process(tmp_path):
-    small = forked.Segments.of(["[", contract.Rows(np.ones((3, 3)), ",\n"), "]", contract.Rows(np.ones((1, 3)), "")])
+    small = forked.Segments.of(["[", contract.Rows(np.ones((3, 3)), 0, 3, ",\n"), "]", contract.Rows(np.ones((1, 3)), 0, 1, "")])
     target = tmp_path / "small"
     fd = os.open(target, os.O_WRONLY | os.O_CREAT)
     try:

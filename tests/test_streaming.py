@@ -186,3 +186,28 @@ def test_a_slice_of_an_array_is_written_as_its_list_is():
     for a in ((np.arange(12.0).reshape(3, 4) / 7)[:, 1:3], np.arange(12).reshape(3, 4)[:, ::2]):
         assert not a.flags.c_contiguous
         assert dumps({"a": a}) == dumps({"a": a.tolist()}) and json.loads(dumps({"a": a})) == {"a": a.tolist()}
+
+
+@pytest.mark.parametrize("decimals", [None, 3])
+def test_weighted_values_worked_out_a_block_at_a_time_are_step_6s_to_the_bit(decimals):
+    rng = np.random.default_rng(5)
+    t = trace(Problem(x=rng.normal(size=(520, 128)).round(3), heads=2), show=(0, 519), decimals=decimals)
+    data = contract.trace_form(t)
+    for a, head in enumerate(data["heads"]):
+        for item in head["weighted"]:
+            derived = item["values"]
+            assert isinstance(derived, contract.Derived) and derived.shape == (520, 64)
+            blocks = [r for r in contract._rows(derived, ",\n") if not isinstance(r, str)]
+            assert len(blocks) > 1  # 520 keys of 64 values: more than one block
+            whole = np.concatenate([b.matrix.rows(b.start, b.stop) for b in blocks])
+            assert whole.tobytes() == t.weighted(a, item["input"] - 1).tobytes()
+            assert "".join(b.text() + ",\n" for b in blocks)[:-2] == contract._lines(whole, ",\n").decode()
+    assert [item["input"] for item in data["heads"][1]["weighted"]] == [1, 520]
+    assert contract.to_lists(data["heads"][1]["weighted"])[1]["values"] == contract.floats(t.weighted(1, 519))
+
+
+def test_step_6_is_worked_out_once_and_cannot_be_overwritten():
+    t = trace(example())
+    first = t.weighted(0, 1)
+    assert t.weighted(0, 1) is first and not first.flags.writeable
+    assert t.weighted_rows(0, 1, 1, 3).tobytes() == first[1:3].tobytes()

@@ -686,7 +686,7 @@ def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str],
     if all_heads:
         t = trace(problem, show=())
         summary = layer_summary_steps(t, f"Who attends to whom · {problem.name} · every head", leave_out=leave_out)
-        tracing.show_trace(env, t, summary, opts)
+        tracing.show_trace(env, t, lambda: summary, opts)
         return
     if extract is not None:
         written = problem_to_dict(problem)  # with its rope, masks and biases: `run` traces it to the same numbers

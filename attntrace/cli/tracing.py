@@ -3,6 +3,7 @@ trace it, show its steps. Free of typer, so commands.py and quick.py call the sa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Optional
 
 from attntrace.cli.output import OutputOptions, show
@@ -47,16 +48,19 @@ def traced(file: str | None, problem: Any, matrices: Matrices | None = None, **h
         raise problem_error(origin(file, matrices or {}), e) from None
 
 
-def show_trace(env: Environment, t: Any, steps: Any, opts: OutputOptions) -> None:
-    """a trace's steps, or its JSON form, after its warnings on stderr"""
+def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputOptions) -> None:
+    """a trace's steps, or its JSON form, after its warnings on stderr; the steps are made only when shown (the JSON
+    form needs them only for an export)"""
     for warning in t.warnings:
         env.message(f"warning: {warning}")
-    json_form = None
-    if opts.resolved_format(env) == "json":
-        from attntrace.model.contract import trace_form
+    if opts.resolved_format(env) != "json":
+        show(env, Document(steps(), title=t.problem.name), opts)
+        return
+    from attntrace.model.contract import trace_form
 
-        json_form = trace_form(t)  # the trace's own arrays, written a block of rows at a time
-    show(env, Document(steps, json_form, title=t.problem.name), opts)
+    json_form = trace_form(t)  # the trace's own arrays, written a block of rows at a time
+    exported = opts.export_svg is not None or opts.export_html is not None
+    show(env, Document(steps() if exported else (), json_form, title=t.problem.name), opts)
 
 
 def run(env: Environment, file: str | None, opts: OutputOptions, matrices: Matrices | None = None,
@@ -66,7 +70,7 @@ def run(env: Environment, file: str | None, opts: OutputOptions, matrices: Matri
 
     p = problem(file, env, matrices, settings)
     t = traced(file, p, matrices, show=walk_rows(len(p.x)), decimals=opts.precision if carry_rounding else None)
-    show_trace(env, t, run_steps(t), opts)
+    show_trace(env, t, lambda: run_steps(t), opts)
 
 
 def step(env: Environment, file: str | None, query: int, opts: OutputOptions, matrices: Matrices | None = None,
@@ -77,9 +81,8 @@ def step(env: Environment, file: str | None, query: int, opts: OutputOptions, ma
     if explain:
         from attntrace.views.explain import explain_steps
 
-        steps = explain_steps(t, opts.precision)
+        show_trace(env, t, lambda: explain_steps(t, opts.precision), opts)
     else:
         from attntrace.views.steps import step_steps
 
-        steps = step_steps(t)
-    show_trace(env, t, steps, opts)
+        show_trace(env, t, lambda: step_steps(t), opts)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,11 +25,17 @@ class Literal:
 _LONGEST_INT = 100  # digits: a longer integer is read as the float it becomes anyway (inf past 1e308), never as an int
 
 
-def parse(text: str, name: str, literals: bool = False) -> Any:
+def parse(text: str, name: str, literals: bool = False, member: Callable[[str, Any], Any] | None = None) -> Any:
     """the JSON value of text, or one error naming the line and column of what is wrong
 
     literals: keep NaN and Infinity as Literal values for the caller to refuse by cell, instead of refusing them here
+    member: given each top-level key of a big text with its value when that value is a long list, read on its own,
+    and returning what to keep instead (a matrix as an array): one long list is held as Python numbers at a time
     """
+    if member is not None and len(text) >= SPLIT_FROM:
+        value = _by_members(text, member)
+        if value is not _UNSURE:
+            return value
     value = _fast(text)
     return strict(text, name, literals) if value is _UNSURE else value
 
@@ -73,6 +81,64 @@ def _fast(text: str) -> Any:
     except (orjson.JSONDecodeError, RecursionError, _Deep):
         return _UNSURE
     return value if accounted == text.count(":") + text.count("[") else _UNSURE
+
+
+SPLIT_FROM = 4 << 20  # characters: a shorter text is read whole
+MEMBER_FROM = 1 << 20  # characters: a top-level list this long is read on its own
+_MOST_QUOTES = 1 << 16  # a text with more strings is read whole
+_VALUE_LIST = re.compile(r"[ \t\n\r]*:[ \t\n\r]*\[")  # a key's colon, then a list
+_SENTINEL = "\\u0000"  # a JSON string holding U+0000 stands for a list read on its own: no string of the text can
+
+
+def _by_members(text: str, member: Callable[[str, Any], Any]) -> Any:
+    """text read as its top-level object with each long list (MEMBER_FROM) read apart and given to member, else _UNSURE
+
+    With no backslash in the text, every quote opens or closes a string, so the text after a key's closing quote up to
+    the next quote is that key's value and what follows it. The rest of the text, each long list replaced by a string
+    that cannot be written without a backslash, must read as an object holding those strings as its own values, and
+    each list on its own: then the text is the object with the lists in their places, and every check of _fast holds
+    for it as it holds for each part.
+    """
+    if "\\" in text or not text.lstrip().startswith("{") or not text.rstrip().endswith("}"):
+        return _UNSURE
+    quotes: list[int] = []
+    at = text.find('"')
+    while at >= 0 and len(quotes) <= _MOST_QUOTES:
+        quotes.append(at)
+        at = text.find('"', at + 1)
+    if at >= 0 or len(quotes) % 2:
+        return _UNSURE
+    spans: list[tuple[int, int]] = []
+    for number in range(1, len(quotes), 2):
+        found = _VALUE_LIST.match(text, quotes[number] + 1)
+        upto = quotes[number + 1] if number + 1 < len(quotes) else len(text)
+        if found is None or upto - found.end() < MEMBER_FROM:
+            continue
+        near = max(found.end(), upto - 64)
+        tail = text[near:upto].rstrip()  # the list's end, then "," before the next key or "}" at the end
+        if not tail or tail[-1] != ("," if number + 1 < len(quotes) else "}"):
+            return _UNSURE
+        spans.append((found.end() - 1, near + len(tail[:-1].rstrip())))
+    if not spans:
+        return _UNSURE
+    parts, done = [], 0
+    for number, (start, end) in enumerate(spans):
+        parts += [text[done:start], f'"{_SENTINEL}{number}"']
+        done = end
+    outline = _fast("".join([*parts, text[done:]]))
+    if not isinstance(outline, dict):
+        return _UNSURE
+    keys = {value: key for key, value in outline.items() if isinstance(value, str) and value.startswith("\0")}
+    if sorted(keys) != sorted(f"\0{number}" for number in range(len(spans))):
+        return _UNSURE
+    for number, (start, end) in enumerate(spans):
+        value = _fast(text[start:end])
+        if value is _UNSURE:
+            return _UNSURE
+        key = keys[f"\0{number}"]
+        outline[key] = member(key, value)
+        del value
+    return outline
 
 
 @cache

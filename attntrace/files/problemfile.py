@@ -122,7 +122,7 @@ def _read(path: str, p: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
     from attntrace.files import jsonfile  # each kind of file's reader only when it is read: they cost start-up time
 
     if kind == "stdin":
-        return jsonfile.parse(read_text("-"), "stdin", literals=True), ()
+        return jsonfile.parse(read_text("-"), "stdin", literals=True, member=_as_matrix), ()
     if kind == "directory":
         return _read_dir(p)
     suffix = p.suffix.lower()
@@ -133,7 +133,20 @@ def _read(path: str, p: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
     if suffix in (".csv", ".npy"):
         array, notes = _read_matrix(path, "x")
         return {"x": array}, notes
-    return jsonfile.parse(read_text(path), path, literals=True), ()
+    return jsonfile.parse(read_text(path), path, literals=True, member=_as_matrix), ()
+
+
+def _as_matrix(key: str, value: Any) -> Any:
+    """a big file's matrix as its array as soon as it is read, so its Python numbers go before the next is read; a
+    value that is not one is kept as it is, for _problem to refuse in its own order"""
+    from attntrace.files import values
+
+    if key not in MATRIX_KEYS:
+        return value
+    try:
+        return values.matrix(value, key)
+    except AttntraceError:
+        return value
 
 
 def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,8 @@ def _nulls(value: Any) -> Any:
 
 def to_lists(value: Any) -> Any:
     """a JSON form with its arrays as nested lists of Python numbers (floats as floats() gives them)"""
+    if isinstance(value, Derived):
+        value = value.whole()
     if isinstance(value, np.ndarray):
         return floats(value) if value.dtype.kind == "f" else value.tolist()
     if isinstance(value, dict):
@@ -130,7 +132,8 @@ def _head_form(t: Trace, a: int) -> dict[str, Any]:
     h = t.heads[a]
     values = {key: getattr(h, key) for key in intermediates.KEYS if getattr(h, key) is not None}
     output = values.pop("output")
-    weighted = [{"input": i + 1, "values": t.weighted(a, i)} for i in t.self_check.rows]
+    shape = (h.v.shape[0], h.v.shape[1])  # [m, d_v]
+    weighted = [{"input": i + 1, "values": Derived(shape, partial(t.weighted_rows, a, i))} for i in t.self_check.rows]
     out: dict[str, Any] = {"head": a + 1}
     if h.kv_head is not None:  # grouped-query heads: the key/value block this head reads, from 1
         out["kv_head"] = h.kv_head + 1
@@ -172,29 +175,47 @@ def pieces(data: Any) -> Iterator[str | Rows]:
 
 
 @dataclass(frozen=True)
-class Rows:
-    """a block of a 2-D array's rows, written as JSON lists with `between` between them when text() is called"""
+class Derived:
+    """a 2-D array worked out a block of rows at a time as it is written, never held whole (step 6's weighted values)"""
 
-    block: np.ndarray
+    shape: tuple[int, int]
+    rows: Callable[[int, int], np.ndarray]  # rows start to stop
+
+    def whole(self) -> np.ndarray:
+        return self.rows(0, self.shape[0])
+
+
+@dataclass(frozen=True)
+class Rows:
+    """rows start to stop of a 2-D array (or of one derived as it is written), written as JSON lists with `between`
+    between them when text() is called"""
+
+    matrix: np.ndarray | Derived
+    start: int
+    stop: int
     between: str
 
     @property
     def cells(self) -> int:
-        return int(self.block.size)
+        return (self.stop - self.start) * self.matrix.shape[1]
 
     def text(self) -> str:
         return self.encoded().decode("ascii")
 
     def encoded(self) -> bytes:
         """text() as bytes (ASCII, so UTF-8 too), for a writer of bytes"""
-        return _lines(self.block, self.between)
+        m = self.matrix
+        return _lines(m[self.start:self.stop] if isinstance(m, np.ndarray) else m.rows(self.start, self.stop),
+                      self.between)
 
 
 def _pieces(value: Any, indent: str) -> Iterator[str | Rows]:
     inner = indent + "  "
     if isinstance(value, np.ndarray) and (value.ndim not in (1, 2) or value.ndim == 2 and not len(value)):
         value = to_lists(value)
-    if isinstance(value, np.ndarray) and value.ndim == 2:
+    if isinstance(value, Derived) and not value.shape[0]:
+        value = []
+    if isinstance(value, (np.ndarray, Derived)) and len(value.shape) == 2:
         yield "[\n" + inner
         yield from _rows(value, ",\n" + inner)
         yield "\n" + indent + "]"
@@ -205,7 +226,7 @@ def _pieces(value: Any, indent: str) -> Iterator[str | Rows]:
             yield ("{\n" if number == 0 else ",\n") + f"{inner}{json.dumps(k, ensure_ascii=False)}: "
             yield from _pieces(v, inner)
         yield "\n" + indent + "}"
-    elif isinstance(value, list) and value and all(isinstance(v, (list, dict, np.ndarray)) for v in value):
+    elif isinstance(value, list) and value and all(isinstance(v, (list, dict, np.ndarray, Derived)) for v in value):
         for number, v in enumerate(value):
             yield ("[\n" if number == 0 else ",\n") + inner
             yield from _pieces(v, inner)
@@ -218,13 +239,14 @@ def _pieces(value: Any, indent: str) -> Iterator[str | Rows]:
 BLOCK = 1 << 15  # cells formatted at a time: half a megabyte of text, which stays in the processor's cache
 
 
-def _rows(a: np.ndarray, between: str) -> Iterator[str | Rows]:
+def _rows(a: np.ndarray | Derived, between: str) -> Iterator[str | Rows]:
     """the rows of a 2-D array as JSON lists with `between` between them, a block of rows at a time"""
-    step = max(1, BLOCK // max(1, a.shape[1]))
-    for start in range(0, len(a), step):
+    count, width = a.shape
+    step = max(1, BLOCK // max(1, width))
+    for start in range(0, count, step):
         if start:
             yield between
-        yield Rows(a[start:start + step], between)
+        yield Rows(a, start, min(start + step, count), between)
 
 
 def _lines(block: np.ndarray, between: str) -> bytes:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -94,6 +94,7 @@ class Trace:
     self_check: SelfCheck
     decimals: int | None  # carried rounding, if any
     fully_masked: tuple[int, ...]  # the traced rows (from 0) whose every key is masked: weights and output all 0
+    _weighted: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         _freeze(self)
@@ -131,8 +132,19 @@ class Trace:
         """step 6 for input `row` (from 0) in head `head` (from 0), derived when asked: [m, d_v] w_ij * v_j"""
         if row not in self.rows:
             raise ValueError(f"row {row} is not traced; this trace holds rows {list(self.rows)}")
+        if (head, row) not in self._weighted:  # derived once: the steps and the JSON form show the same array
+            h = self.heads[head]
+            self._weighted[head, row] = read_only(weighted_values(h.weights[self.rows.index(row)], h.v, self.decimals))
+        return self._weighted[head, row]
+
+    def weighted_rows(self, head: int, row: int, start: int, stop: int) -> np.ndarray:
+        """weighted(head, row)[start:stop], worked out for those keys alone: [stop - start, d_v]"""
+        if (head, row) in self._weighted:
+            return self._weighted[head, row][start:stop]
+        if row not in self.rows:
+            raise ValueError(f"row {row} is not traced; this trace holds rows {list(self.rows)}")
         h = self.heads[head]
-        return weighted_values(h.weights[self.rows.index(row)], h.v, self.decimals)
+        return weighted_values(h.weights[self.rows.index(row), start:stop], h.v[start:stop], self.decimals)
 
     @property
     def warnings(self) -> tuple[str, ...]:
