@@ -210,3 +210,9 @@ def test_each_long_top_level_list_is_handed_over_under_its_key():
     outcome, seen = _member_outcome('{"name": "n", "x": [[1, 2]] , "tokens": ["a"], "y" : [3.5] }  ')
     assert outcome[0] == "value" and [key for key, _ in seen] == ["x", "y"]
     assert _member_outcome('{"x": [[1, 2]], "y": [3]}', tiny=7)[1] == [("x", _typed([[1, 2]]))]  # "[3]}" is short
+
+
+def test_a_text_that_is_mostly_one_list_is_read_whole():
+    text = '{"x": [[1, 2], [3, 4]], "w_q": [[1]], "name": "a name to make x less than half"}'
+    assert _member_outcome(text)[1] == [("x", _typed([[1, 2], [3, 4]])), ("w_q", _typed([[1]]))]
+    assert _member_outcome('{"x": [[1, 2], [3, 4], [5, 6], [7, 8]], "w_q": [[1]]}')[1] == []  # x: over half the text

@@ -7,9 +7,8 @@ file descriptor and hands the turn on. The bytes are those of the pieces in orde
 
 Linux only (fork and a pipe between the two; elsewhere, and for a terminal, one process writes it all). The child
 never returns into the caller: it leaves by os._exit, with FAILED_WRITE + errno when a write failed (the reader gone,
-the disk full), and it ends with its
-parent (PR_SET_PDEATHSIG), whose Ctrl-C handler exits at once. The parent waits for the child before it returns, and
-stops it (SIGTERM) when anything fails on its side.
+the disk full), and it ends with its parent (PR_SET_PDEATHSIG), whose Ctrl-C handler exits at once. The parent waits
+for the child before it returns, and stops it (SIGTERM) when anything fails on its side.
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ SPLIT_FROM = 4 << 20  # characters: a shorter text is read whole
 MEMBER_FROM = 1 << 20  # characters: a top-level list this long is read on its own
 _MOST_QUOTES = 1 << 16  # a text with more strings is read whole
 _VALUE_LIST = re.compile(r"[ \t\n\r]*:[ \t\n\r]*\[")  # a key's colon, then a list
-_SENTINEL = "\\u0000"  # a JSON string holding U+0000 stands for a list read on its own: no string of the text can
+_SENTINEL = "\\u0000"  # a string holding U+0000 stands for a list read apart: the text, with no backslash, has none
 
 
 def _by_members(text: str, member: Callable[[str, Any], Any]) -> Any:
@@ -97,7 +97,7 @@ def _by_members(text: str, member: Callable[[str, Any], Any]) -> Any:
     the next quote is that key's value and what follows it. The rest of the text, each long list replaced by a string
     that cannot be written without a backslash, must read as an object holding those strings as its own values, and
     each list on its own: then the text is the object with the lists in their places, and every check of _fast holds
-    for it as it holds for each part.
+    for it as it holds for each part. A text that is mostly one list is read whole.
     """
     if "\\" in text or not text.lstrip().startswith("{") or not text.rstrip().endswith("}"):
         return _UNSURE
@@ -119,8 +119,8 @@ def _by_members(text: str, member: Callable[[str, Any], Any]) -> Any:
         if not tail or tail[-1] != ("," if number + 1 < len(quotes) else "}"):
             return _UNSURE
         spans.append((found.end() - 1, near + len(tail[:-1].rstrip())))
-    if not spans:
-        return _UNSURE
+    if not spans or max(end - start for start, end in spans) > len(text) // 2:
+        return _UNSURE  # a list read apart is copied first: for most of the text, that costs more than it saves
     parts, done = [], 0
     for number, (start, end) in enumerate(spans):
         parts += [text[done:start], f'"{_SENTINEL}{number}"']
