@@ -3,7 +3,8 @@
     python benchmarks/bench_scale.py [--quick] [--only NAME ...] [--repeat N]
 
 Every case runs in its own child process, piped into a reader that counts the bytes; its time is wall time and its
-peak memory is the child's maximum resident set (resource.getrusage(RUSAGE_CHILDREN) in a process that ran only it).
+peak memory is the largest resident set of the child and of any process it started and waited for, such as the second
+process that writes a big JSON trace (resource.getrusage(RUSAGE_CHILDREN) in a process that ran only it).
 With --repeat N each case and its baseline run N times, in turns, and the median time is given (on a busy machine).
 Children may write bytecode (to a cache in a temporary folder), as an installed package has it.
 The JSON baseline is numpy + orjson: load the file, compute the same seven arrays per head, write them.
