@@ -766,3 +766,22 @@ def test_a_closed_stdout_is_trouble_never_a_verdict(attntrace, environment, stud
 def test_a_problem_that_cannot_be_read_is_trouble(attntrace, tmp_path):
     r = attntrace("check", "--problem", tmp_path / "missing.json", SAMPLES / "homework" / "ben.json")
     assert r.code == 2 and r.err == f"attntrace: {tmp_path / 'missing.json'}: no such file or directory\n"
+
+
+@pytest.mark.parametrize("args, status", [(["key"], 0), (["ben"], 1), (["--problem", "missing.json", "ben"], 2),
+                                          (["broken"], 2)])
+def test_a_reader_gone_from_stderr_leaves_the_status(tmp_path, args, status):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    (tmp_path / "broken.json").write_text("{bad", encoding="utf-8")
+    problem = SAMPLES / "homework" / "problem.json"
+    sheets = {"key": SAMPLES / "homework" / "ana.json", "ben": SAMPLES / "homework" / "ben.json",
+              "broken": tmp_path / "broken.json", "missing.json": tmp_path / "missing.json"}
+    line = [str(sheets.get(a, a)) for a in args] + (["--problem", str(problem)] if "--problem" not in args else [])
+    proc = subprocess.Popen([sys.executable, "-m", "attntrace", "check", *line], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    proc.stderr.close()  # before anything is written: every message meets a closed pipe
+    assert proc.wait(timeout=60) == status

@@ -237,3 +237,37 @@ def test_a_write_the_child_fails_is_raised_by_the_parent_as_the_same_error(tmp_p
     finally:
         os.close(fd)
     assert e.value.errno == 28 and e.value.strerror == os.strerror(28)
+
+
+def test_with_sigchld_ignored_the_output_is_whole_and_the_run_succeeds(big, tmp_path):
+    """a supervisor may start a program with SIGCHLD ignored: the child's status must still be read"""
+    ignoring = ("import os, signal, sys; signal.signal(signal.SIGCHLD, signal.SIG_IGN); "
+                "os.execv(sys.executable, [sys.executable, '-m', 'attntrace', *sys.argv[1:]])")
+    target = tmp_path / "o.json"
+    for extra in ([], ["-o", str(target)]):
+        proc = subprocess.run([sys.executable, "-c", ignoring, "run", str(big), "--format", "json", *extra], cwd=ROOT,
+                              capture_output=True, timeout=60)
+        assert proc.returncode == 0 and proc.stderr == b""
+        assert (proc.stdout if not extra else target.read_bytes()).startswith(b"{")
+    assert target.read_bytes() == subprocess.run([sys.executable, "-m", "attntrace", "run", str(big), "--format", "json"],
+                                                 cwd=ROOT, capture_output=True).stdout
+
+
+@pytest.mark.parametrize("failing", ["pipe", "fork"])
+def test_without_a_second_process_one_writes_it_all(monkeypatch, tmp_path, failing):
+    def refused(*args):
+        raise OSError(24, os.strerror(24))
+
+    pieces = ["{", contract.Rows(np.arange(12.0).reshape(4, 3), 0, 2, ",\n"), ",\n",
+              contract.Rows(np.arange(12.0).reshape(4, 3), 2, 4, ",\n"), "}"]
+    monkeypatch.setattr(forked, "FROM", 1)
+    monkeypatch.setattr(forked.os, failing, refused)
+    segments = forked.Segments.of(pieces)
+    target = tmp_path / "out"
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT)
+    try:
+        assert segments.worth_sharing(fd)
+        segments.write(fd)
+    finally:
+        os.close(fd)
+    assert target.read_text() == "{[0.0, 1.0, 2.0],\n[3.0, 4.0, 5.0],\n[6.0, 7.0, 8.0],\n[9.0, 10.0, 11.0]}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -424,10 +424,10 @@ def _trouble_is_2(env: Environment) -> Iterator[None]:
     """check's exit status is its verdict: what keeps it from marking or reporting is 2, never 1 (not passed)"""
     try:
         yield
-    except BrokenPipeError:
-        raise
     except EXPECTED as e:
-        failure(env, e)
+        if not isinstance(e, BrokenPipeError):
+            with suppress(BrokenPipeError):  # stderr's reader gone: the line goes unread, the status stands
+                failure(env, e)
         raise typer.Exit(ExitStatus.USAGE) from None
 
 
@@ -465,10 +465,11 @@ def _check(env: Environment, paths: list[str], problem: Optional[str], fmt: Repo
     if gradebook is not None:
         files[gradebook] = reports.gradebook(marked.reports, marked.unreadable)
     write_files(files)
-    for _, error in marked.unreadable:
-        env.message(f"attntrace: {error}")
     verdict = (ExitStatus.USAGE if marked.unreadable else ExitStatus.ERROR if not all(r.passed for r in marked.reports)
                else ExitStatus.SUCCESS)
+    with suppress(BrokenPipeError):  # stderr's reader gone: the lines go unread, the verdict stands
+        for _, error in marked.unreadable:
+            env.message(f"attntrace: {error}")
     try:
         show(env, reports.document(marked.reports, marked.unreadable, one=len(sheet_paths) == 1),
              OutputOptions(format=fmt.value))

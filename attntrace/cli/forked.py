@@ -18,7 +18,7 @@ import signal
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol, Union
+from typing import Any, Protocol, Union
 
 from attntrace.errors import AttntraceError
 
@@ -76,8 +76,7 @@ class Segments:
 
     def write(self, fd: int) -> None:
         """every segment written to fd in order: on two cores where that pays, else by this process alone"""
-        if self.worth_sharing(fd):
-            _shared(fd, self.parts)
+        if self.worth_sharing(fd) and _shared(fd, self.parts):
             return
         for part in self.parts:
             _write_all(fd, _encoded(part))
@@ -87,12 +86,27 @@ def _encoded(part: list[Piece]) -> bytes:
     return b"".join(p.encode("utf-8") if isinstance(p, str) else p.encoded() for p in part)
 
 
-def _shared(fd: int, parts: Sequence[list[Piece]]) -> None:
-    """write every segment to fd in order, the child formatting and writing the odd ones, the parent the even ones"""
-    to_child = os.pipe()  # (read end, write end)
-    to_parent = os.pipe()
-    parent = os.getpid()
-    pid = os.fork()
+def _shared(fd: int, parts: Sequence[list[Piece]]) -> bool:
+    """write every segment to fd in order, the child formatting and writing the odd ones, the parent the even ones;
+    False, with nothing written, when the second process cannot be had (no file descriptors or processes left, or
+    not the main thread)"""
+    made: list[int] = []
+    try:
+        reaped = signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # ignored, the child's status would be lost
+    except ValueError:  # not the main thread
+        return False
+    try:
+        to_child = os.pipe()  # (read end, write end)
+        made += to_child
+        to_parent = os.pipe()
+        made += to_parent
+        parent = os.getpid()
+        pid = os.fork()
+    except OSError:
+        for end in made:
+            os.close(end)
+        _restore(reaped)
+        return False
     if pid == 0:  # the child: never returns
         code = 1
         try:
@@ -123,7 +137,16 @@ def _shared(fd: int, parts: Sequence[list[Piece]]) -> None:
     except BaseException:
         _stop(pid)
         raise
+    finally:
+        _restore(reaped)
     _ended(status)
+    return True
+
+
+def _restore(handler: Any) -> None:
+    """SIGCHLD's handler as it was (None: set outside Python, and left as it is)"""
+    if handler is not None:
+        signal.signal(signal.SIGCHLD, handler)
 
 
 def _end_with(parent: int) -> None:
