@@ -73,6 +73,18 @@ def _writing(proc):
     raise AssertionError("no second process")
 
 
+def _written(segments, folder, shared):
+    """what segments.write puts in a new file, after checking whether it takes two processes"""
+    target = folder / "out"
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT)
+    try:
+        assert segments.worth_sharing(fd) == shared
+        segments.write(fd)
+    finally:
+        os.close(fd)
+    return target.read_text(encoding="utf-8")
+
+
 def test_a_piped_trace_is_the_bytes_of_the_document(big):
     proc = _run("run", big, "--format", "json")
     out, err = proc.communicate(timeout=60)
@@ -121,27 +133,13 @@ def test_segments_are_written_in_order_whoever_formats_them(tmp_path):
     segments = forked.Segments.of(pieces)
     assert len(segments.parts) == 9 and all(len([p for p in part if not isinstance(p, str)]) == 1
                                             for part in segments.parts)
-    target = tmp_path / "out"
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT)
-    try:
-        assert segments.worth_sharing(fd)
-        segments.write(fd)
-    finally:
-        os.close(fd)
-    expected = "start 开始 " + "".join(f"<{n}> after {n}|" for n in range(9))
-    assert target.read_text(encoding="utf-8") == expected
+    assert _written(segments, tmp_path, shared=True) == "start 开始 " + "".join(f"<{n}> after {n}|" for n in range(9))
 
 
 def test_a_small_output_stays_in_one_process(tmp_path):
     small = forked.Segments.of(["[", contract.Rows(np.ones((3, 3)), 0, 3, ",\n"), "]", contract.Rows(np.ones((1, 3)), 0, 1, "")])
-    target = tmp_path / "small"
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT)
-    try:
-        assert not small.worth_sharing(fd)
-        small.write(fd)
-    finally:
-        os.close(fd)
-    assert target.read_text() == "".join(small.texts()) == "[[1.0, 1.0, 1.0],\n[1.0, 1.0, 1.0],\n[1.0, 1.0, 1.0]][1.0, 1.0, 1.0]"
+    written = _written(small, tmp_path, shared=False)
+    assert written == "".join(small.texts()) == "[[1.0, 1.0, 1.0],\n[1.0, 1.0, 1.0],\n[1.0, 1.0, 1.0]][1.0, 1.0, 1.0]"
 
 
 def test_a_reader_that_goes_away_ends_both_quietly(big):
@@ -262,12 +260,5 @@ def test_without_a_second_process_one_writes_it_all(monkeypatch, tmp_path, faili
               contract.Rows(np.arange(12.0).reshape(4, 3), 2, 4, ",\n"), "}"]
     monkeypatch.setattr(forked, "FROM", 1)
     monkeypatch.setattr(forked.os, failing, refused)
-    segments = forked.Segments.of(pieces)
-    target = tmp_path / "out"
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT)
-    try:
-        assert segments.worth_sharing(fd)
-        segments.write(fd)
-    finally:
-        os.close(fd)
-    assert target.read_text() == "{[0.0, 1.0, 2.0],\n[3.0, 4.0, 5.0],\n[6.0, 7.0, 8.0],\n[9.0, 10.0, 11.0]}"
+    written = _written(forked.Segments.of(pieces), tmp_path, shared=True)
+    assert written == "{[0.0, 1.0, 2.0],\n[3.0, 4.0, 5.0],\n[6.0, 7.0, 8.0],\n[9.0, 10.0, 11.0]}"
