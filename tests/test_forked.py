@@ -262,3 +262,22 @@ def test_without_a_second_process_one_writes_it_all(monkeypatch, tmp_path, faili
     monkeypatch.setattr(forked.os, failing, refused)
     written = _written(forked.Segments.of(pieces), tmp_path, shared=True)
     assert written == "{[0.0, 1.0, 2.0],\n[3.0, 4.0, 5.0],\n[6.0, 7.0, 8.0],\n[9.0, 10.0, 11.0]}"
+
+
+def test_the_warning_newer_pythons_give_on_forking_beside_threads_is_not_shown(monkeypatch, tmp_path):
+    import warnings
+
+    real = os.fork
+
+    def warning_fork():
+        warnings.warn("This process is multi-threaded, use of fork() may lead to deadlocks", DeprecationWarning,
+                      stacklevel=2)
+        return real()
+
+    monkeypatch.setattr(forked, "FROM", 1)
+    monkeypatch.setattr(forked.os, "fork", warning_fork)
+    pieces = ["[", contract.Rows(np.eye(4), 0, 2, ",\n"), ",\n", contract.Rows(np.eye(4), 2, 4, ",\n"), "]"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        written = _written(forked.Segments.of(pieces), tmp_path, shared=True)
+    assert written == "[[1.0, 0.0, 0.0, 0.0],\n[0.0, 1.0, 0.0, 0.0],\n[0.0, 0.0, 1.0, 0.0],\n[0.0, 0.0, 0.0, 1.0]]"

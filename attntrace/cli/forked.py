@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, Union
@@ -101,7 +102,9 @@ def _shared(fd: int, parts: Sequence[list[Piece]]) -> bool:
         to_parent = os.pipe()
         made += to_parent
         parent = os.getpid()
-        pid = os.fork()
+        with warnings.catch_warnings():  # Python 3.12+ warns of threads (numpy's BLAS pool); the child uses none of them
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
     except OSError:
         for end in made:
             os.close(end)
