@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import IO, TYPE_CHECKING
@@ -76,14 +76,9 @@ class Environment:
         if self.stdout is None:
             raise AttntraceError("stdout is closed; redirect it to a file (> FILE), or give -o FILE where the command "
                                  "takes it")
-        try:
+        with self._writing():
             self.stdout.write(text)
             self.stdout.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as e:
-            self.quiet_stdout()
-            raise AttntraceError(f"cannot write to stdout: {e.strerror or e}") from None
 
     def write_segments(self, segments: Segments) -> None:
         """write a text given in segments, blocks of rows formatted as they are written: on two cores where that pays,
@@ -93,12 +88,18 @@ class Environment:
             for text in segments.texts():
                 self.write(text)
             return
-        try:
-            self.write("")  # what is still held in stdout's buffer goes out before the fork (never twice)
+        self.write("")  # what is still held in stdout's buffer goes out before the fork (never twice)
+        with self._writing():
             segments.write(fd)
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """a failed write to stdout as one line; a reader gone (| head) stays BrokenPipeError, which main() ends quietly"""
+        try:
+            yield
+        except BrokenPipeError:
+            raise
         except OSError as e:
-            if isinstance(e, BrokenPipeError):
-                raise
             self.quiet_stdout()
             raise AttntraceError(f"cannot write to stdout: {e.strerror or e}") from None
 

@@ -130,11 +130,8 @@ class Trace:
 
     def weighted(self, head: int, row: int) -> np.ndarray:
         """step 6 for input `row` (from 0) in head `head` (from 0), derived when asked: [m, d_v] w_ij * v_j"""
-        if row not in self.rows:
-            raise ValueError(f"row {row} is not traced; this trace holds rows {list(self.rows)}")
-        if (head, row) not in self._weighted:  # derived once: the steps and the JSON form show the same array
-            h = self.heads[head]
-            self._weighted[head, row] = read_only(weighted_values(h.weights[self.rows.index(row)], h.v, self.decimals))
+        if (head, row) not in self._weighted:  # derived once: the steps and explain show the same array
+            self._weighted[head, row] = read_only(self.weighted_rows(head, row, 0, len(self.heads[head].v)))
         return self._weighted[head, row]
 
     def weighted_rows(self, head: int, row: int, start: int, stop: int) -> np.ndarray:
