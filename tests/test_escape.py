@@ -232,6 +232,16 @@ def test_visible_writes_controls_bidi_separators_and_non_characters_as_escapes()
     assert visible("猫 · x1 → é ∑") == "猫 · x1 → é ∑"
 
 
+def test_every_character_visible_escapes_is_one_a_printable_text_cannot_hold():
+    """visible passes a printable text as it is: that is right only if no escaped character is printable"""
+    from attntrace.render.escape import _HIDDEN
+
+    hidden = re.compile(_HIDDEN)
+    escaped = [chr(c) for c in range(0x110000) if hidden.fullmatch(chr(c))]
+    assert len(escaped) > 2000 and not any(c.isprintable() for c in escaped)
+    assert all(visible(f"a{c}b") != f"a{c}b" for c in escaped)
+
+
 @pytest.mark.parametrize("text, cell", [
     ("=1+1", "'=1+1"), ("+1+2", "'+1+2"), ("-2+3", "'-2+3"), ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\\x09x"), ("\rx", "'\\x0dx"),
     ("-0.25", "-0.25"), ("+3", "+3"), ("-1e5", "-1e5"), ("-inf", "'-inf"), ("-", "'-"), ("a=b", "a=b"), ("", ""), ("1", "1"),

@@ -23,24 +23,26 @@ __all__ = ["app", "main"]
 
 def main(args: Sequence[str] | None = None, env: Environment | None = None) -> int:
     """the console script; args None: this process's own arguments and terminal"""
-    from attntrace.cli.guard import EXPECTED, attach_streams, failure
-    from attntrace.cli.quick import recognise
-    from attntrace.cli.terminal import Environment, exit_on_interrupt
+    from attntrace.collector import paused
 
-    if args is None:
-        exit_on_interrupt()
-        attach_streams()
-    env = env or Environment()
-    argv = list(sys.argv[1:] if args is None else args)
-    quick = recognise(argv)
-    if quick is None:
+    with paused():  # the imports (numpy's too) make a great many objects and no garbage: passes over them cost 5 ms
+        from attntrace.cli.guard import EXPECTED, attach_streams, failure
+        from attntrace.cli.quick import recognise
+        from attntrace.cli.terminal import Environment, exit_on_interrupt
+
+        if args is None:
+            exit_on_interrupt()
+            attach_streams()
+        env = env or Environment()
+        argv = list(sys.argv[1:] if args is None else args)
+        quick = recognise(argv)
+        if quick is not None:  # run or step: its tables, as the imports, hold no cycles
+            try:
+                return quick(env)
+            except EXPECTED as e:
+                return failure(env, e)
         from attntrace.cli.commands import main as typer_main
-
-        return typer_main(argv, env)
-    try:
-        return quick(env)
-    except EXPECTED as e:
-        return failure(env, e)
+    return typer_main(argv, env)
 
 
 def __getattr__(name: str) -> Any:

@@ -6,14 +6,16 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from attntrace.errors import AttntraceError
 from attntrace.files.text import read_text, status
-from attntrace.model import masks
 from attntrace.model.problem import MAX_NAME, Problem, example, problem_error
+
+if TYPE_CHECKING:
+    from attntrace.model.masks import Mask
 
 MATRIX_KEYS = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIAS_KEYS = ("b_q", "b_k", "b_v", "b_o")
@@ -299,11 +301,14 @@ def _scale(value: Any) -> Any:
     return float(value) if number and value > 0 else value
 
 
-def _masks(data: dict[str, Any]) -> tuple[masks.Mask, ...]:
+def _masks(data: dict[str, Any]) -> tuple[Mask, ...]:
     """mask (names, or mask values from the library), with window and padding turning theirs on"""
-    from attntrace.files import values
-
     value = data.get("mask", [])
+    if isinstance(value, list) and not value and data.get("window") is None and data.get("padding") is None:
+        return ()  # nothing masked: the masks are not imported
+    from attntrace.files import values
+    from attntrace.model import masks
+
     window = None if data.get("window") is None else _whole(data["window"], "window", 0)
     padding = None if data.get("padding") is None else values.flags(data["padding"], "padding")
     listed = value if isinstance(value, (list, tuple)) else [value]
@@ -313,6 +318,8 @@ def _masks(data: dict[str, Any]) -> tuple[masks.Mask, ...]:
 
 
 def _mask(value: Any) -> tuple[str, ...]:
+    from attntrace.model import masks
+
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise AttntraceError(f'mask must be a name or a list of names ({", ".join(masks.KINDS)})')

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 import numpy as np
 
 from attntrace.errors import AttntraceError, OutOfRange
-from attntrace.model import masks
 from attntrace.model.maths import (
     attention,
     carried_affine,
@@ -20,7 +19,6 @@ from attntrace.model.maths import (
 from attntrace.model.overflow import Cells
 from attntrace.model.problem import Dims, Problem, check_memory, dims, divisor
 from attntrace.model.trace import HeadTrace, SelfCheck, Trace, read_only, weighted_values
-from attntrace.model.variants import alibi_bias, alibi_slopes, angles, rotate, softcap
 
 
 def trace(problem: Problem, *, query: int | None = None, show: Iterable[int] | None = None,
@@ -58,15 +56,16 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
     say.projected("k", kv, problem.w_k, problem.b_k, k_all)
     say.projected("v", kv, problem.w_v, problem.b_v, v_all)
     s = divisor(problem, d.d_k)
-    allowed = masks.allowed(problem.mask, rows, d.m)  # [n_q, m] or None
-    rope = problem.rope
+    rope, cap = problem.rope, problem.softcap
+    if problem.mask or rope is not None or problem.alibi or cap is not None:  # imported only when a problem needs them
+        from attntrace.model import masks, variants
+    allowed = masks.allowed(problem.mask, rows, d.m) if problem.mask else None  # [n_q, m], None when nothing is masked
     if rope is not None:  # [n_q, d_k/2] and [m, d_k/2]: the angle each pair of q_i and k_j turns by
         q_positions = np.arange(d.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)
         k_positions = q_positions if problem.source is None else np.array(rope.source_positions)
         turns = rope.pair_frequencies(d.d_k)
-        q_angles, k_angles = angles(q_positions[rows], turns), angles(k_positions, turns)
-    slopes = alibi_slopes(d.heads) if problem.alibi else None
-    cap = problem.softcap
+        q_angles, k_angles = variants.angles(q_positions[rows], turns), variants.angles(k_positions, turns)
+    slopes = variants.alibi_slopes(d.heads) if problem.alibi else None
 
     heads = []
     worst = 0.0
@@ -77,8 +76,8 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
         q, k, v = q_all[:, qs], k_all[:, ks], v_all[:, vs]  # [n_q, d_k], [m, d_k], [m, d_v]
         q_rotated = k_rotated = bias = uncapped = None
         if rope is not None:  # [n_q, d_k], [m, d_k]: each pair turned by its position's angle
-            q_rotated = _rounded(rotate(q, q_angles, rope.pairs), decimals)
-            k_rotated = _rounded(rotate(k, k_angles, rope.pairs), decimals)
+            q_rotated = _rounded(variants.rotate(q, q_angles, rope.pairs), decimals)
+            k_rotated = _rounded(variants.rotate(k, k_angles, rope.pairs), decimals)
             say.finite(3, a, "q rotated", q_rotated, "a rotation of finite numbers")
         q_used = q if q_rotated is None else q_rotated
         k_used = k if k_rotated is None else k_rotated
@@ -90,11 +89,11 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
         else:
             scaled = scores
         if slopes is not None:  # [n_q, m] -slope_a · |i - j|
-            bias = _rounded(alibi_bias(float(slopes[a]), rows, d.m), decimals)
+            bias = _rounded(variants.alibi_bias(float(slopes[a]), rows, d.m), decimals)
             scaled = scaled + bias if decimals is None else carried_sum(np.stack([scaled, bias], axis=-1), -1, decimals)
         if cap is not None:  # [n_q, m] c · tanh(z / c)
             uncapped = scaled
-            scaled = _rounded(softcap(scaled, cap), decimals)
+            scaled = _rounded(variants.softcap(scaled, cap), decimals)
         weights = softmax(scaled, allowed)  # [n_q, m] -> [n_q, m], each row summing to 1 (or all 0 if masked)
         if decimals is not None:
             weights = round_half_up(weights, decimals)  # e^z is transcendental: float64, its result rounded exactly

@@ -5,17 +5,21 @@ shows (what a student reads), and products, sums and quotients of those decimals
 on paper. numpy computes every cell in float64 first, with a bound on how far that is from the exact decimal result;
 only a cell too close to a rounding half for float64 to decide (or too large to test in float64) is recomputed with
 decimal.Decimal, so hand-sized traces cost little more than the float ones. round_half_up rounds a float the same
-way, from the decimal it shows (see reading_of).
+way, from the decimal it shows (see reading_of). The decimal module is imported by the first cell that needs it: a
+trace that carries no rounding never does.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Context, Decimal, localcontext
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from decimal import Context, Decimal
 
 _U = 2.0**-52  # twice float64's unit roundoff: a generous bound on each operation's relative error
 _MAX_EXPONENT = 308  # a decimal whose leading digit is further left does not fit a float64
@@ -48,6 +52,8 @@ def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float,
 
 def decimal_of(x: float) -> Decimal:
     """the decimal a float shows: its shortest repr, the number a student reads off the page"""
+    from decimal import Decimal
+
     return Decimal(repr(float(x)))
 
 
@@ -56,6 +62,8 @@ def reading_of(x: float, decimals: int) -> Decimal:
     digits (all a float64 holds for certain) when it is rounded to fewer than those. For a float whose shortest repr has
     15 digits or fewer (whatever a person writes) this is exactly that repr; a computed float's noise in the 16th and
     17th digits is dropped, so 0.75 · 0.15 · 2 = 0.22499999999999998 is read as the 0.225 a student computes on paper"""
+    from decimal import Decimal
+
     shown = Decimal(repr(float(x)))
     if not shown.is_finite() or not shown or decimals >= 14 - shown.adjusted():
         return shown
@@ -84,7 +92,7 @@ def carried_affine(inp: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, 
     def exact(cell: int) -> Decimal:
         i, j = divmod(cell, c.shape[1])
         total = decimal_of(inp[i, j]) if w is None else sum(
-            (decimal_of(inp[i, t]) * decimal_of(w[t, j]) for t in range(inp.shape[1])), Decimal(0))
+            (decimal_of(inp[i, t]) * decimal_of(w[t, j]) for t in range(inp.shape[1])), decimal_of(0))
         return total if b is None else total + decimal_of(b[j])
 
     return _settle(c.reshape(-1), err.reshape(-1), decimals, exact).reshape(c.shape)
@@ -118,7 +126,7 @@ def carried_sum(a: np.ndarray, axis: int, decimals: int) -> np.ndarray:
         err = np.abs(a).sum(axis=axis) * (a.shape[axis] + 2) * _U
     terms = np.moveaxis(a, axis, -1).reshape(-1, a.shape[axis])  # [cells, terms]
     return _settle(c.reshape(-1), err.reshape(-1), decimals,
-                   lambda i: sum((decimal_of(t) for t in terms[i]), Decimal(0))).reshape(c.shape)
+                   lambda i: sum((decimal_of(t) for t in terms[i]), decimal_of(0))).reshape(c.shape)
 
 
 def carried_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed: np.ndarray | None,
@@ -141,6 +149,8 @@ def _settle(c: np.ndarray, err: np.ndarray | None, decimals: int, exact: Callabl
     else from exact(cell) computed in decimal. A result beyond float64's range is ±inf (its caller names the cell)."""
     rounded, undecided = _decide(c, err, decimals)
     if undecided.any():
+        from decimal import localcontext
+
         with localcontext(_context(decimals)):
             for cell in np.flatnonzero(undecided).tolist():
                 rounded[cell] = _to_float(exact(cell), decimals)
@@ -170,6 +180,8 @@ def _decide(c: np.ndarray, err: np.ndarray | None, decimals: int) -> tuple[np.nd
 
 def _to_float(value: Decimal, decimals: int) -> float:
     """value rounded half away from zero at decimals, as the nearest float64 (±inf beyond its range)"""
+    from decimal import ROUND_HALF_UP
+
     if not value.is_finite():
         return float(value)
     if value and value.adjusted() > _MAX_EXPONENT:
@@ -179,6 +191,8 @@ def _to_float(value: Decimal, decimals: int) -> float:
 
 @lru_cache(maxsize=64)
 def _places(decimals: int) -> Decimal:
+    from decimal import Decimal
+
     return Decimal(1).scaleb(-decimals)
 
 
@@ -186,4 +200,6 @@ def _places(decimals: int) -> Decimal:
 def _context(decimals: int) -> Context:
     """where sums and products of float64 decimals are exact (their digits span under 1400 places), quantizing at
     decimals fits, and a quotient is cut toward zero far below the rounding digit, which never moves it across a half"""
+    from decimal import ROUND_DOWN, Context
+
     return Context(prec=max(2000, decimals + 700), rounding=ROUND_DOWN, Emax=10**6, Emin=-10**6)

@@ -6,15 +6,16 @@ import math
 import os
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from attntrace.errors import AttntraceError, said
-from attntrace.model import masks
-from attntrace.model.masks import Mask
-from attntrace.model.variants import Rope, coerce_rope
 from attntrace.words import plural
+
+if TYPE_CHECKING:
+    from attntrace.model.masks import Mask
+    from attntrace.model.variants import Rope
 
 MATRICES = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIASES = ("b_q", "b_k", "b_v", "b_o")
@@ -22,7 +23,7 @@ MAX_LABEL = 200  # characters in a token label: a word or a short phrase (a long
 MAX_NAME = 1000  # characters in a problem's name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
 class Problem:
     """x and the weights in x · W layout (d_in x d_out), with every variant's setting; checked when made.
 
@@ -57,8 +58,14 @@ class Problem:
             object.__setattr__(self, key, _array(getattr(self, key), key, 2))
         for key in BIASES:
             object.__setattr__(self, key, _array(getattr(self, key), key, 1))
-        object.__setattr__(self, "mask", masks.coerce(self.mask))
-        object.__setattr__(self, "rope", coerce_rope(self.rope))
+        if not (isinstance(self.mask, tuple) and not self.mask):  # masks and variants are imported only when set
+            from attntrace.model import masks
+
+            object.__setattr__(self, "mask", masks.coerce(self.mask))
+        if self.rope is not None:
+            from attntrace.model.variants import coerce_rope
+
+            object.__setattr__(self, "rope", coerce_rope(self.rope))
         for key in ("heads", "kv_heads"):
             if isinstance(getattr(self, key), np.integer):
                 object.__setattr__(self, key, int(getattr(self, key)))
@@ -81,11 +88,19 @@ class Problem:
 
     @property
     def window(self) -> int | None:
-        return next((int(m.size) for m in self.mask if isinstance(m, masks.Window)), None)
+        if not self.mask:
+            return None
+        from attntrace.model.masks import Window
+
+        return next((int(m.size) for m in self.mask if isinstance(m, Window)), None)
 
     @property
     def padding(self) -> tuple[bool, ...] | None:
-        return next((m.flags for m in self.mask if isinstance(m, masks.Padding)), None)
+        if not self.mask:
+            return None
+        from attntrace.model.masks import Padding
+
+        return next((m.flags for m in self.mask if isinstance(m, Padding)), None)
 
     @cached_property  # asked for by every table of a trace: made once
     def labels(self) -> tuple[str, ...]:
@@ -376,6 +391,8 @@ def override(problem: Problem, *, scale: bool | float | None = None, mask: tuple
                 raise AttntraceError(f"padding names key {next(j for j in padding if not 1 <= j <= m)}, but the keys "
                                      f"are 1 to {m}", exit_code=2)
             flags = tuple(j + 1 in padding for j in range(m))
+        from attntrace.model import masks
+
         try:
             changes["mask"] = masks.from_names(names, window=window if window is not None else (
                 problem.window if "window" in names else None), padding=flags)

@@ -36,7 +36,7 @@ def weighted_values(weights: np.ndarray, v: np.ndarray, decimals: int | None) ->
     return carried_product(weights[..., None], v, decimals)  # each product exact, rounded as on paper
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
 class HeadTrace:
     """steps 2-7 for one head; q, scores, scaled, weights and output hold the traced query rows only"""
 
@@ -78,7 +78,7 @@ class SelfCheck:
         return self.max_abs_diff <= self.tolerance
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
 class Trace:
     """every intermediate of one problem; rows says which query rows (from 0) the arrays hold"""
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from attntrace.model.trace import Trace
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
 class Document:
     """what a command shows: its steps (every text format renders them) and, when it has one, its JSON form"""
 

@@ -8,7 +8,7 @@ from typing import Literal
 import numpy as np
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
 class Block:
     """one titled matrix; kind picks its colour (x, w, q, k, v, scores, weights, weighted, output)"""
 
@@ -32,7 +32,7 @@ class Note:
     kind: NoteKind = "text"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
 class Step:
     """one pause point: a step (for one input, in steps 4-7) and what it shows"""
 
