@@ -1,9 +1,11 @@
 """Start-up and large-run wall times of the command line, against `python -c "import numpy"` in the same run.
 
-    python benchmarks/bench_cli.py [--repeat N]
+    python benchmarks/bench_cli.py [--repeat N] [--python PATH]
 
 Each command runs in a fresh process, the commands taken in turns so that a busy machine slows each alike; the figure
 is the median. Children may write bytecode (to a cache in a temporary folder), as an installed package has it.
+--python measures another environment's interpreter and its attntrace script: an editable install (pip install -e)
+imports pathlib and more at start-up for both commands, so a regular install's ratio is the one a user meets.
 """
 
 from __future__ import annotations
@@ -35,13 +37,13 @@ sys.stdout.write("".join(render(Document(run_steps(t), title=problem.name), "pla
 """
 
 
-def walls(commands: dict[str, list[str]], repeat: int) -> dict[str, float]:
-    """each command's median wall time, the commands run in turns"""
+def walls(commands: dict[str, list[str]], repeat: int, cwd: str) -> dict[str, float]:
+    """each command's median wall time, the commands run in turns (in cwd: python -c imports from its folder first)"""
     times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(repeat):
         for name, args in commands.items():
             start = time.perf_counter()
-            subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=ENV)
+            subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=ENV, cwd=cwd)
             times[name].append(time.perf_counter() - start)
     return {name: statistics.median(values) for name, values in times.items()}
 
@@ -49,14 +51,15 @@ def walls(commands: dict[str, list[str]], repeat: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=21, help="runs of each start-up command (default 21)")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter of the environment to measure")
     opts = parser.parse_args()
-    py = sys.executable
+    py = opts.python
     script = str(Path(py).with_name("attntrace"))  # the console script a user runs (python -m adds runpy's frames)
     with tempfile.TemporaryDirectory() as tmp:
         ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "bytecode")
         subprocess.run([script, "run"], stdout=subprocess.DEVNULL, check=True, env=ENV)  # bytecode
         start = walls({"numpy": [py, "-c", "import numpy"], "typer": [py, "-c", "import numpy, typer"],
-                       "bare": [py, "-c", BARE_RUN], "run": [script, "run"]}, opts.repeat)
+                       "bare": [py, "-c", BARE_RUN], "run": [script, "run"]}, opts.repeat, tmp)
         base = start["numpy"]
         print(f"start-up (median of {opts.repeat}, taken in turns, piped to /dev/null; target <= 1.25x)")
         for name, label in (("numpy", 'python -c "import numpy"'), ("typer", 'python -c "import numpy, typer"'),
@@ -68,7 +71,7 @@ def main() -> None:
         w = lambda: (rng.normal(size=(768, 768)) / 28).round(6).tolist()  # noqa: E731
         path.write_text(json.dumps({"x": rng.normal(size=(512, 768)).round(6).tolist(), "w_q": w(), "w_k": w(),
                                     "w_v": w(), "heads": 12}))
-        big = walls({"run": [script, "run", str(path)]}, 3)["run"]
+        big = walls({"run": [script, "run", str(path)]}, 3, tmp)["run"]
         out = subprocess.run([script, "run", str(path)], capture_output=True, check=True, env=ENV).stdout
     print("piped run, n=512, d_model=768, 12 heads (median of 3)")
     print(f"  attntrace run big.json > /dev/null   {big * 1e3:7.1f} ms   (target <= 1000 ms; {len(out) / 1e6:.1f} MB of "

@@ -4,8 +4,13 @@ asked for. The README lists what it does import."""
 from __future__ import annotations
 
 import json
+import os
+import site
 import subprocess
 import sys
+from pathlib import Path
+
+import attntrace
 
 IMPORTED = """
 import contextlib, io, json, sys
@@ -17,7 +22,10 @@ print(json.dumps([code, sorted(sys.modules)]))
 
 
 def imported(*args: str) -> set[str]:
-    out = subprocess.run([sys.executable, "-c", IMPORTED, *args], capture_output=True, text=True, check=True).stdout
+    """the modules a command imports, without site (an editable install's finder imports pathlib, say, before any)"""
+    path = os.pathsep.join([str(Path(attntrace.__file__).parents[1]), *site.getsitepackages()])
+    out = subprocess.run([sys.executable, "-S", "-c", IMPORTED, *args], capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": path}).stdout
     code, modules = json.loads(out.splitlines()[-1])
     assert code == 0
     return set(modules)
@@ -29,7 +37,8 @@ def test_a_plain_run_of_the_built_in_example_imports_no_rich_and_no_file_reader(
     never = {"rich", "attntrace.render.table", "attntrace.render.export", "attntrace.files.jsonfile",
              "attntrace.files.csvfile", "attntrace.files.npyfile", "attntrace.files.values", "attntrace.model.contract",
              "attntrace.cli.forked", "tempfile", "zipfile", "typer", "click", "attntrace.cli.commands",
-             "attntrace.model.who", "shutil", "csv", "decimal", "attntrace.model.masks", "attntrace.model.variants"}
+             "attntrace.model.who", "shutil", "csv", "decimal", "attntrace.model.masks", "attntrace.model.variants",
+             "pathlib", "attntrace.cli.files"}
     assert not never & modules, never & modules
 
 

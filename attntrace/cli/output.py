@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attntrace.cli.files import write_files
 from attntrace.cli.terminal import Environment
 from attntrace.render.document import Document, Style, json_pieces, render, stream
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from attntrace.cli.forked import Segments
 
 
@@ -43,7 +43,7 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     style = Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from, opts.ascii)
     if opts.pause and env.can_pause(to_file):
         pages = render(document, fmt, style)
-        write_files(_exports(document, opts))
+        _write_files(_exports(document, opts))
         for number, page in enumerate(pages):
             env.write(page)
             if number + 1 < len(pages) and not env.pause():
@@ -59,7 +59,7 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     files: dict[Path, str | Iterable[str] | Segments] = {**_exports(document, opts)}
     if opts.output is not None:
         files[opts.output] = text
-    write_files(files)  # every file or none, before anything reaches stdout
+    _write_files(files)  # every file or none, before anything reaches stdout
     if opts.output is None:
         env.widen_pipe()
         if not isinstance(text, Iterable):
@@ -67,6 +67,14 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
             return
         for piece in text:
             env.write(piece)
+
+
+def _write_files(files: Mapping[Path, str | Iterable[str] | Segments]) -> None:
+    """the files asked for, if any (the file writer, and pathlib, are imported only then)"""
+    if files:
+        from attntrace.cli.files import write_files
+
+        write_files(files)
 
 
 def _exports(document: Document, opts: OutputOptions) -> dict[Path, str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -15,6 +14,8 @@ from attntrace.files.text import read_text, status
 from attntrace.model.problem import MAX_NAME, Problem, example, problem_error
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from attntrace.model.masks import Mask
 
 MATRIX_KEYS = ("x", "w_q", "w_k", "w_v", "source", "w_o")
@@ -52,6 +53,8 @@ def read(path: str | None, matrices: dict[str, str | None] | None = None) -> tup
             notes = (f"without FILE, {kept} and the settings ({_settings_text(problem)}) are the built-in example's; "
                      "give --x too for a problem of your matrices alone",)
     else:
+        from pathlib import Path  # only when a file is read: the built-in example needs none
+
         p = Path(path)
         kind = "stdin" if path == "-" else status(p)
         if kind == "missing":
@@ -113,6 +116,8 @@ def _named(matrices: dict[str, str], base: str | None = None) -> str:
 
 def _file_name(path: str) -> str:
     """a file's name as text: bytes that are not UTF-8 are shown as �"""
+    from pathlib import Path
+
     return os.fsencode(Path(path).name).decode("utf-8", errors="replace")
 
 
@@ -178,6 +183,8 @@ def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
 
 def _read_matrix(path: str, key: str) -> tuple[np.ndarray, tuple[str, ...]]:
     """one matrix from a .csv, .npy or .json file"""
+    from pathlib import Path
+
     from attntrace.files import csvfile, jsonfile, values
     from attntrace.files.npyfile import load_npy
 

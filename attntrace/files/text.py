@@ -6,10 +6,12 @@ import math
 import os
 import stat
 import sys
-from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from attntrace.errors import AttntraceError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DEFAULT_MAX_MB = 64.0
 _CHUNK = 1 << 20
@@ -55,6 +57,8 @@ def read_bytes(path: str | Path) -> bytes:
     cap = max_bytes()
     if str(path) == "-":
         return _read_capped(sys.stdin.buffer, "stdin", cap)
+    from pathlib import Path  # only when a file is read: the built-in example needs none
+
     p = Path(path)
     kind = status(p)
     if kind == "missing":
