@@ -25,7 +25,7 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
     """the console script; args None: this process's own arguments and terminal"""
     from attntrace.collector import paused
 
-    with paused():  # the imports (numpy's too) make a great many objects and no garbage: passes over them cost 5 ms
+    with paused():  # the imports (numpy's too) make a great many objects and no garbage: passing over them is time lost
         from attntrace.cli.guard import EXPECTED, attach_streams, failure
         from attntrace.cli.quick import recognise
         from attntrace.cli.terminal import Environment, exit_on_interrupt
