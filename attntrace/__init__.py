@@ -27,6 +27,10 @@ def __getattr__(name: str) -> Any:
         from attntrace.model.trace import Trace
 
         return Trace
+    if name == "model":  # attntrace.model.masks.Window(2), say
+        import attntrace.model
+
+        return attntrace.model
     if name == "AttntraceError":
         from attntrace.errors import AttntraceError
 

@@ -1,1 +1,16 @@
 """The model of the maths: the problem, the arithmetic, the engine and its frozen trace, and their JSON form."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+_MODULES = ("contract", "engine", "experiments", "generate", "intermediates", "masks", "maths", "overflow", "problem",
+            "schema", "trace", "variants", "who")
+
+
+def __getattr__(name: str) -> ModuleType:
+    """attntrace.model.masks and the rest, each imported when first named (a plain run needs few of them)"""
+    if name in _MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
