@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 _MODULES = ("contract", "engine", "experiments", "generate", "intermediates", "masks", "maths", "overflow", "problem",
             "schema", "trace", "variants", "who")
@@ -12,5 +14,7 @@ _MODULES = ("contract", "engine", "experiments", "generate", "intermediates", "m
 def __getattr__(name: str) -> ModuleType:
     """attntrace.model.masks and the rest, each imported when first named (a plain run needs few of them)"""
     if name in _MODULES:
-        return importlib.import_module(f"{__name__}.{name}")
+        from importlib import import_module
+
+        return import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
