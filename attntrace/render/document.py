@@ -117,13 +117,11 @@ def stream(document: Document, fmt: str, style: Style) -> Iterator[str]:
         raise ValueError("this document has no JSON form")
     if fmt not in ("json", "csv"):
         return iter(render(document, fmt, style))
-    return _gathered(_csv_pieces(document, style) if fmt == "csv" else _json_pieces(document))
-
-
-def _json_pieces(document: Document) -> Iterator[str]:
+    if fmt == "csv":
+        return _gathered(_csv_pieces(document, style))
     from attntrace.model.contract import chunks
 
-    yield from chunks(document.data)
+    return _gathered(chunks(document.data))
 
 
 def json_pieces(document: Document) -> Iterator[str | Rows]:
