@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from attntrace.errors import AttntraceError
+from attntrace.files.paths import resolved
 
 if TYPE_CHECKING:
     from attntrace.cli.forked import Segments
@@ -169,12 +170,12 @@ def distinct(outputs: dict[str, Path | None] | Iterable[tuple[str, Path | None]]
         p = Path(item)
         for file in (sorted(p.iterdir()) if p.is_dir() else [p]):
             seen[_key(file)] = f"the input {file}"
-    folders = {str(Path(item).resolve()): str(item) for item in inputs if item is not None and str(item) != "-"
+    folders = {str(resolved(item)): str(item) for item in inputs if item is not None and str(item) != "-"
                and any((Path(item) / name).exists() for name in ("x.csv", "x.npy"))}  # a problem's own folder
     for option, out in (outputs.items() if isinstance(outputs, dict) else outputs):
         if out is None or _replaced(out) is None:
             continue
-        inside = folders.get(str(out.resolve().parent))
+        inside = folders.get(str(resolved(out).parent))
         if inside is not None:
             raise AttntraceError(f"{option} {out} is inside the input directory {inside}; write it elsewhere",
                                  exit_code=2)
@@ -192,4 +193,4 @@ def _key(path: Path) -> str:
             return f"{info.st_dev}:{info.st_ino}"
     except OSError:
         pass
-    return str(path.resolve())
+    return str(resolved(path))

@@ -36,16 +36,12 @@ def max_bytes() -> int:
 
 
 def status(path: str | Path) -> str:
-    """"file", "directory" or "missing"; one clear error when the path cannot even be looked at"""
-    try:
-        mode = os.stat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        return "missing"
-    except ValueError:  # a NUL in the path
-        raise AttntraceError(f"{ascii(str(path))}: a path cannot hold a NUL character") from None
-    except OSError as e:
-        raise AttntraceError(f"{path}: cannot be read ({e.strerror or e}); check its permissions and its folder's") from None
-    return "directory" if stat.S_ISDIR(mode) else "file"
+    """"file" (a regular file, a device or a FIFO), "directory" or "missing"; one clear error when the path cannot even
+    be looked at"""
+    from attntrace.files.paths import kind
+
+    found = kind(path)
+    return "file" if found == "other" else found
 
 
 def read_bytes(path: str | Path) -> bytes:

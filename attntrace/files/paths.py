@@ -1,0 +1,75 @@
+"""One way to look at a path before using it: a symbolic link loop, a NUL, a folder that cannot be read, a device
+where a file belongs or a file over the size cap is one line naming the path, never a traceback."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from attntrace.errors import AttntraceError
+
+
+def _loop(path: str | Path) -> AttntraceError:
+    return AttntraceError(f"{path}: a symbolic link loop (a link that leads back to itself); fix or remove the link")
+
+
+def resolved(path: str | Path) -> Path:
+    """the absolute path with every symbolic link followed; a loop is one clear error"""
+    try:
+        return Path(path).resolve()
+    except RuntimeError:  # Python before 3.13 says "Symlink loop from ..."
+        raise _loop(path) from None
+    except ValueError:
+        raise AttntraceError(f"{ascii(str(path))}: a path cannot hold a NUL character") from None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise _loop(path) from None
+        raise AttntraceError(f"{path}: cannot be looked at ({e.strerror or e})") from None
+
+
+def kind(path: str | Path) -> str:
+    """"file", "directory", "missing" or "other" (a device, a FIFO, a socket); one clear error when the path cannot
+    even be looked at (a loop, a NUL, a folder without permission)"""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except ValueError:  # a NUL in the path
+        raise AttntraceError(f"{ascii(str(path))}: a path cannot hold a NUL character") from None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise _loop(path) from None
+        if e.errno == errno.ENAMETOOLONG:
+            raise AttntraceError(f"{path}: the name is too long for this file system; give a shorter one") from None
+        raise AttntraceError(f"{path}: cannot be read ({e.strerror or e}); check its permissions and its folder's") from None
+    if stat.S_ISDIR(mode):
+        return "directory"
+    return "file" if stat.S_ISREG(mode) else "other"
+
+
+def is_file(path: str | Path) -> bool:
+    """whether path is a regular file (through links); a loop or an unreadable folder is one clear error"""
+    return kind(path) == "file"
+
+
+def is_dir(path: str | Path) -> bool:
+    """whether path is a folder (through links); a loop or an unreadable folder is one clear error"""
+    return kind(path) == "directory"
+
+
+def regular_file(path: str | Path, what: str = "a file") -> int:
+    """the size of a regular file that is no bigger than the size cap, before it is handed to a library that would
+    read it whole (or block on a FIFO, or read a device forever); anything else is one clear error"""
+    from attntrace.files.text import max_bytes, too_big
+
+    found = kind(path)
+    if found == "missing":
+        raise AttntraceError(f"{path}: no such file")
+    if found != "file":
+        raise AttntraceError(f"{path}: is a {'folder' if found == 'directory' else 'device or pipe'}, expected {what}")
+    size = os.stat(path).st_size
+    if size > max_bytes():
+        raise too_big(str(path), what, size)
+    return size
