@@ -118,7 +118,7 @@ def test_the_readmes_link_to_pages_that_exist():
 
 
 def test_ci_runs_the_readme_test_command():
-    command = re.search(r"^(pip install -e[^\n]*?python -m pytest)$", TEXT[README], flags=re.M).group(1)
+    command = re.search(r"^(pip install -e[^\n]*?python -m pytest -n auto)$", TEXT[README], flags=re.M).group(1)
     assert command in (ROOT / ".ci" / "run").read_text()
 
 
