@@ -1,0 +1,97 @@
+"""The language attntrace writes to a person in: English, or Chinese from the gettext catalogue in attntrace/locale.
+
+Chosen by --lang, then ATTNTRACE_LANG, then the locale (LC_ALL, LC_MESSAGES, LANG: any zh* is Chinese). Only text for
+a person goes through here: JSON, CSV, Gradescope and problem files are the same in every language.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from attntrace.errors import AttntraceError
+
+if TYPE_CHECKING:
+    import gettext
+
+DOMAIN = "attntrace"
+LANGUAGES = ("en", "zh")
+LOCALES = {"zh": "zh_CN"}  # the catalogue each language reads (zh_TW and zh_HK read simplified Chinese for now)
+FOLDER = os.path.join(os.path.dirname(__file__), "locale")
+
+_translation: gettext.NullTranslations | None = None  # None: English, as written, with gettext never imported
+_current = "en"
+
+
+def from_locale(environ: Mapping[str, str]) -> str:
+    """the language of the environment: ATTNTRACE_LANG, else the first of LC_ALL, LC_MESSAGES, LANG that is set"""
+    wanted = environ.get("ATTNTRACE_LANG", "").strip()
+    if wanted:
+        return checked(wanted, "ATTNTRACE_LANG")
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def checked(value: str, where: str) -> str:
+    """a language code as given (zh, zh_CN, zh-TW, en, en_US.UTF-8...) as one of LANGUAGES; anything else a usage error"""
+    code = value.strip().lower().replace("-", "_")
+    for language in LANGUAGES:
+        if code == language or code.startswith(language + "_") or code.startswith(language + "."):
+            return language
+    raise AttntraceError(f"{where} {value}: the languages are {' and '.join(LANGUAGES)}", exit_code=2)
+
+
+def from_arguments(argv: Sequence[str], environ: Mapping[str, str]) -> str:
+    """the language a command line asks for: its --lang (before any --), else the environment's"""
+    for i, word in enumerate(argv):
+        if word == "--":
+            break
+        if word == "--lang" and i + 1 < len(argv):
+            return checked(argv[i + 1], "--lang")
+        if word.startswith("--lang="):
+            return checked(word.partition("=")[2], "--lang")
+    return from_locale(environ)
+
+
+def use(language: str) -> None:
+    """write in language from now on; click's and typer's own messages too (they ask gettext's global domain)"""
+    global _translation, _current
+    if language == _current:
+        return
+    import gettext
+
+    _current = language
+    if language == "en":
+        _translation = None
+        gettext.textdomain("messages")
+        os.environ.pop("LANGUAGE", None)
+        return
+    _translation = gettext.translation(DOMAIN, FOLDER, languages=[LOCALES[language]])
+    gettext.bindtextdomain(DOMAIN, FOLDER)
+    gettext.textdomain(DOMAIN)
+    os.environ["LANGUAGE"] = LOCALES[language]  # what gettext.gettext reads for the global domain
+
+
+def current() -> str:
+    return _current
+
+
+def _(message: str) -> str:
+    """message in the chosen language"""
+    return message if _translation is None else _translation.gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """the singular or plural message for n, in the chosen language"""
+    if _translation is None:
+        return singular if n == 1 else plural
+    return _translation.ngettext(singular, plural, n)
+
+
+def N_(message: str) -> str:
+    """marks a message for the catalogue where it is defined; it is translated with _() where it is shown"""
+    return message
