@@ -192,8 +192,7 @@ def _read_matrix(path: str, key: str) -> tuple[np.ndarray, tuple[str, ...]]:
     if suffix == ".npy":
         return values.array(load_npy(path), f"{path}: {key}", 2), ()
     if suffix == ".csv":
-        array, note = csvfile.parse(read_text(path), path, key)
-        return array, (note,) if note else ()
+        return csvfile.parse(read_text(path), path, key)
     if suffix == ".json":
         return values.matrix(jsonfile.parse(read_text(path), path, literals=True), f"{path}: {key}"), ()
     raise AttntraceError(f"{path}: unknown kind of file for {key}; use .csv, .npy or .json")
