@@ -22,6 +22,7 @@ from attntrace.cli.output import OutputOptions, show
 from attntrace.cli.terminal import Environment, ExitStatus
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.render.document import Document
+from attntrace.words import plural
 
 SETTINGS: dict[str, Any] = dict(
     add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True, rich_markup_mode=None,
@@ -73,8 +74,14 @@ def with_hint(message: str, ctx: click.Context | None, named: str) -> str:
         if ctx.command.get_help_option(ctx) is None:
             return message
         named = ctx.command_path
+    for click_words, plain in CLICK_WORDS:
+        message = message.replace(click_words, plain)
     message = message.rstrip()
     return f"{message}{'' if message.endswith('.') else '.'} Try '{named} --help' for help."
+
+
+CLICK_WORDS = (("is not a valid integer range", "is not a whole number"), ("is not a valid integer", "is not a whole number"),
+               ("is not a valid float range", "is not a number"), ("is not a valid float", "is not a number"))
 
 
 def _env() -> Environment:
@@ -146,8 +153,8 @@ def _no_padding(value: Optional[list[str]]) -> Optional[list[str]]:
 
 
 def _positive(value: Optional[float]) -> Optional[float]:
-    if value is not None and not value > 0:
-        raise typer.BadParameter(f"{value} must be a positive number")
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter(f"{value} must be a positive, finite number")
     return value
 
 
@@ -376,7 +383,7 @@ def new(
 
     names = None if labels is None else tuple(t.strip() for t in labels.split(","))
     if names is not None and len(names) != tokens:
-        raise AttntraceError(f"--labels gives {len(names)} labels but --tokens is {tokens}", exit_code=2)
+        raise AttntraceError(f"--labels gives {plural(len(names), 'label')} but --tokens is {tokens}", exit_code=2)
     try:
         problem = random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init, seed=seed,
                                  tokens=names, kv_heads=kv_heads, rope=rope, alibi=alibi, softcap=softcap)

@@ -65,6 +65,13 @@ def _mistake(text: str, e: json.JSONDecodeError) -> tuple[int, str]:
         return len(before) - 1, f'a comma before "{rest[0]}"; JSON allows no trailing comma: delete it'
     if not rest.strip() and msg.startswith("Expecting"):
         return at, "the text ends before the JSON does: a closing ] or } (or a value) is missing"
+    if rest[:1] in ("“", "”", "‘", "’"):
+        return at, f"{rest[0]} is a curly quote; JSON puts strings and keys in straight double quotes (\")"
+    if rest[:1] and not rest[0].isascii() and msg.startswith(("Expecting", "Extra data")):
+        from unicodedata import name as unicode_name
+
+        return at, (f"U+{ord(rest[0]):04X} ({unicode_name(rest[0], 'unnamed').lower()}) where JSON reads only ASCII "
+                    "between values: delete it, or write it in ASCII")
     python = next((word for word in ("True", "False", "None") if rest.startswith(word)), None)
     if python is not None:
         return at, f"{python} is Python; JSON writes {'null' if python == 'None' else python.lower()}"
@@ -89,6 +96,8 @@ def _mistake(text: str, e: json.JSONDecodeError) -> tuple[int, str]:
         return at, "expected a comma (or the closing bracket) after the value before it"
     if msg == "Expecting ':' delimiter":
         return at, "expected a colon (:) after the key"
+    if msg == "Extra data" and rest[0] == "\0":
+        return at, "a NUL byte after the JSON; the file is damaged or not text: save it again as plain UTF-8"
     if msg == "Extra data":
         return at, "more text after the JSON has ended; a file holds one object {...}: check its closing brackets"
     if msg.startswith("Unterminated string"):
