@@ -165,7 +165,7 @@ def test_mask_accepts_commas_and_repeats(attntrace):
     (("--mask", "causal,none"), 'mask "none" cannot go with "causal"; give one or the other'),
     (("--mask", "causal", "--mask", "none"), 'mask "none" cannot go with "causal"'),
     (("--heads", "2"), "heads = 2 does not divide d_k = 3"),
-    (("--scale-by", "inf"), "scale = inf must be"),
+    (("--scale-by", "inf"), "'--scale-by': inf must be a positive, finite number"),
 ])
 def test_an_option_that_does_not_fit_the_problem_is_a_usage_error(attntrace, args, said):
     r = attntrace("run", *args)

@@ -103,3 +103,44 @@ def test_explain_offers_only_formats_to_read(attntrace, fmt):
     assert attntrace("explain", "--input", "1", "--format", fmt).code == 2
     r = attntrace("step", "--input", "1", "--explain", "--format", fmt)
     assert r.code == 2 and "--format json without --explain" in r.err
+
+
+def test_bare_attntrace_prints_its_help_to_stdout_readably(attntrace):
+    r = attntrace()
+    assert r.code == 0 and r.err == "" and r.out == attntrace("--help").out
+    assert "\\x0a" not in r.out and r.out.startswith("Usage: attntrace") and "\n  run " in r.out
+
+
+@pytest.mark.parametrize("argv, command", [
+    (["step"], "step"), (["experiment"], "experiment"), (["check"], "check"), (["bert"], "bert"),
+    (["run", "a.json", "b.json"], "run"), (["run", "--format", "xml"], "run"), (["run", "--nope"], "run"),
+    (["run", "--scale-by", "-1"], "run"), (["run", "--padding", "x"], "run"), (["runs"], ""),
+    (["new", "--tokens", "0"], "new"), (["check", "a.json", "--tolerance", "1", "--rtol", "1"], "check"),
+], ids=lambda value: " ".join(value) if isinstance(value, list) else None)
+def test_a_usage_error_ends_with_where_to_find_help_in_one_line(attntrace, argv, command):
+    r = attntrace(*argv)
+    hint = f"Try 'attntrace{' ' + command if command else ''} --help' for help.\n"
+    assert r.code == 2 and r.out == "" and r.err.startswith("attntrace: ") and r.err.count("\n") == 1
+    assert r.err.endswith(hint) and ". Try" in r.err and ".. Try" not in r.err
+
+
+@pytest.mark.parametrize("argv", [["step"], ["step", "-i"], ["run", "-p", "18"], ["run", "-f"], ["run", "a", "b"],
+                                  ["step", "-i", "x"], ["run", "--input", "2"]], ids=" ".join)
+def test_usage_errors_near_the_quick_lines_are_the_same_either_way(argv):
+    from tests.test_quick import both
+
+    quick, typer_read = both(argv)
+    assert quick == typer_read and quick[0] == 2 and quick[2].endswith(" --help' for help.\n")
+
+
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_help_speaks_of_articles_by_their_titles(attntrace, command):
+    out = " ".join(attntrace(*([command] if command else []), "--help").out.split()).replace("self- attention",
+                                                                                             "self-attention")
+    assert "seed article" not in out and "seed articles" not in out
+    if "worked example" in out:
+        assert 'worked example of the article "8 steps to self-attention"' in out
+
+
+def test_the_schema_speaks_of_no_seed_article(attntrace):
+    assert "seed article" not in attntrace("schema").out

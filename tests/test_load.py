@@ -74,6 +74,22 @@ BAD_JSON = {
     "empty": ("", ["is empty"]),
     "whitespace": ("  \n\t \n", ["is empty"]),
     "malformed": ('{"x": [[1, 2],\n  [3, 4]\n', ["invalid JSON at line 3 column 1"]),
+    "trailing comma": ('{"x": [[1, 2]],\n}', ["line 1 column 15", 'a comma before "}"', "JSON allows no trailing comma"]),
+    "trailing comma in a row": ('{"x": [[1, 2,]]}', ["line 1 column 13", 'a comma before "]"', "no trailing comma"]),
+    "line comment": ('{"x": [[1, 2]] // inputs\n}', ["line 1 column 16", "a comment; JSON allows no comments"]),
+    "block comment": ('{\n  /* inputs */ "x": [[1, 2]]}', ["line 2 column 3", "JSON allows no comments"]),
+    "hash comment": ('# inputs\n{"x": [[1, 2]]}', ["line 1 column 1", "JSON allows no comments"]),
+    "single quotes": ("{'x': [[1, 2]]}", ["line 1 column 2", "double quotes"]),
+    "Python True": ('{"x": [[1, 2]], "scale": True}', ["True is Python; JSON writes true"]),
+    "Python None": ('{"x": [[1, 2]], "name": None}', ["None is Python; JSON writes null"]),
+    "bare key": ('{x: [[1, 2]]}', ['expected a key in double quotes, such as "x"']),
+    "leading point": ('{"x": [[.5, 2]]}', ["line 1 column 9", "such as 0.5"]),
+    "hex number": ('{"x": [[0x10, 2]]}', ['"0x10" is not a JSON number']),
+    "leading zero": ('{"x": [[1, 02]]}', ['"02" is not a JSON number']),
+    "missing comma": ('{"x": [[1, 2]]\n "scale": false}', ["line 2 column 2", "expected a comma"]),
+    "second object": ('{"x": [[1, 2]]}\n{"x": [[1, 2]]}', ["line 2 column 1", "more text after the JSON has ended"]),
+    "unclosed string": ('{"x": [[1, 2]], "name": "my', ['a string is not closed']),
+    "windows path": ('{"x": [[1, 2]], "name": "C:\\Users"}', ["write \\\\ for one backslash"]),
     "deep nesting": ("[" * 100_000 + "]" * 100_000, ["nested too deeply"]),
     "tokens length": (_with(tokens=["a"]), ["tokens has 1 label but x has 3 rows"]),
     "unknown layout": (_with(layout="tf"), ['layout = "tf"']),
@@ -92,6 +108,7 @@ def test_bad_json_gets_one_clear_line(case, attntrace, tmp_path):
     assert line.startswith(f"attntrace: {path}")
     for part in expected:
         assert part in line
+    assert not any(word in line for word in ("Expecting", "delimiter", "Extra data", "Unterminated", "Invalid"))
 
 
 def test_a_path_that_does_not_exist(attntrace, tmp_path):

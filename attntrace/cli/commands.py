@@ -22,6 +22,7 @@ from attntrace.cli.output import OutputOptions, show
 from attntrace.cli.terminal import Environment, ExitStatus
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.render.document import Document
+from attntrace.words import plural
 
 SETTINGS: dict[str, Any] = dict(
     add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True, rich_markup_mode=None,
@@ -56,8 +57,31 @@ def _typer_main(argv: list[str], env: Environment) -> int:
         raise
     except click.exceptions.Abort:
         return ExitStatus.ERROR_CTRL_C
+    except click.exceptions.NoArgsIsHelpError as e:  # bare `attntrace`: its help, as --help prints it
+        click.echo(e.ctx.get_help(), color=e.ctx.color)
+        return ExitStatus.SUCCESS
+    except click.UsageError as e:
+        named = " ".join(["attntrace", *argv[:1]]) if argv[:1] and argv[0] in COMMANDS else "attntrace"
+        return fail(env, with_hint(e.format_message(), e.ctx, named), e.exit_code)
     except click.ClickException as e:
         return fail(env, e.format_message(), e.exit_code)
+
+
+def with_hint(message: str, ctx: click.Context | None, named: str) -> str:
+    """a usage error ending as click ends it, with where to read the help (of the command named when click's parser
+    gives no context), in one line all the same"""
+    if ctx is not None:
+        if ctx.command.get_help_option(ctx) is None:
+            return message
+        named = ctx.command_path
+    for click_words, plain in CLICK_WORDS:
+        message = message.replace(click_words, plain)
+    message = message.rstrip()
+    return f"{message}{'' if message.endswith('.') else '.'} Try '{named} --help' for help."
+
+
+CLICK_WORDS = (("is not a valid integer range", "is not a whole number"), ("is not a valid integer", "is not a whole number"),
+               ("is not a valid float range", "is not a number"), ("is not a valid float", "is not a number"))
 
 
 def _env() -> Environment:
@@ -129,8 +153,8 @@ def _no_padding(value: Optional[list[str]]) -> Optional[list[str]]:
 
 
 def _positive(value: Optional[float]) -> Optional[float]:
-    if value is not None and not value > 0:
-        raise typer.BadParameter(f"{value} must be a positive number")
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise typer.BadParameter(f"{value} must be a positive, finite number")
     return value
 
 
@@ -296,7 +320,7 @@ def experiment(
     colour: ColourOpt = Colour.auto, export_svg: SvgOpt = None, export_html: HtmlOpt = None,
     theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False,
 ) -> None:
-    """Run one of the seed articles' experiments on a problem."""
+    """Run one of four experiments on a problem: symmetric, permute, similarity or temperature."""
     from attntrace.model import experiments
     from attntrace.views.steps import experiment_steps
 
@@ -359,7 +383,7 @@ def new(
 
     names = None if labels is None else tuple(t.strip() for t in labels.split(","))
     if names is not None and len(names) != tokens:
-        raise AttntraceError(f"--labels gives {len(names)} labels but --tokens is {tokens}", exit_code=2)
+        raise AttntraceError(f"--labels gives {plural(len(names), 'label')} but --tokens is {tokens}", exit_code=2)
     try:
         problem = random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init, seed=seed,
                                  tokens=names, kv_heads=kv_heads, rope=rope, alibi=alibi, softcap=softcap)
@@ -764,8 +788,9 @@ def _explore(problem: Any, precision: int, carry_rounding: bool, input_: Optiona
 
 
 # every command, with the example its help ends with
+EXAMPLE = 'the built-in worked example of the article "8 steps to self-attention"'
 FILE = ("FILE is a problem: a .json file (or a trace written by --format json), a directory of CSV files (x.csv, "
-        "w_q.csv, ...), an .npz, or - for JSON on stdin. Without it, the built-in worked example of the seed article.")
+        "w_q.csv, ...), an .npz, or - for JSON on stdin. Without it, " + EXAMPLE + ".")
 FILE_OR_X = FILE.replace("Without it,", "Without it, the matrices given with --x, else")
 EXPERIMENTS = ("NAME is one of: symmetric (W_K used for queries too: every score matrix is symmetric), permute "
                "(reordered inputs give the same outputs, reordered: no position information), similarity (cosine "
@@ -778,10 +803,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
             f"{FILE_OR_X}\n\nExample: attntrace run samples/causal.json --precision 2 > answers.txt"),
     'step': ("Steps 4 to 7 for one input.", f"{FILE_OR_X}\n\nExample: attntrace step samples/scaled.json --input 2"),
     'explain': ("Every cell's arithmetic for one input.", f"{FILE_OR_X}\n\nExample: attntrace explain --input 1"),
-    'experiment': ("Run one of the seed articles' experiments.",
+    'experiment': ("Run one of four experiments on a problem.",
                    f"{EXPERIMENTS}\n\n{FILE}\n\nExample: attntrace experiment symmetric samples/scaled.json"),
     'validate': ("Check a problem and print its shapes.",
-                 FILE.replace("the built-in worked example of the seed article", "the matrices given with --x (and "
+                 FILE.replace(EXAMPLE, "the matrices given with --x (and "
                               "--w-q, --w-k, --w-v)") + "\n\nExample: attntrace validate samples/two_heads.json"),
     'schema': ("Print the JSON Schema of a problem file.", "Example: attntrace schema > attntrace.schema.json"),
     'new': ("Write a problem with random weights.",

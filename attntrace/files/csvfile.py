@@ -1,4 +1,5 @@
-"""CSV matrices: comma-separated numbers, # comments, an optional header row."""
+"""CSV matrices as people make them: commas, tabs (a spreadsheet's copy), semicolons, spaces or the full-width and
+ideographic commas between values, full-width digits and signs, # comments, an optional header row."""
 
 from __future__ import annotations
 
@@ -13,33 +14,55 @@ from attntrace.render.escape import visible
 from attntrace.words import plural
 
 _QUOTED_DECIMAL_COMMA = re.compile(r'"\s*[-+]?\d+,\d+\s*"')
+_DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+")
+SEPARATORS = {";": "semicolons (;)", "，": "full-width commas (，)", "、": "ideographic commas (、)", ",": "commas",
+              "\t": "tabs", " ": "spaces"}
+WIDE = {  # what a cell may hold for an ASCII character, and what the note calls it
+    **{chr(0xFF10 + d): (str(d), "full-width digits") for d in range(10)},
+    "．": (".", "． as a decimal point"), "。": (".", "。 as a decimal point"), "－": ("-", "－ as a minus sign"),
+    "−": ("-", "− as a minus sign"), "＋": ("+", "＋ as a plus sign"), "ｅ": ("e", "ｅ as an exponent"),
+    "Ｅ": ("E", "Ｅ as an exponent"), "\u3000": (" ", "ideographic spaces"),
+}
+_ASCII = str.maketrans({wide: ascii_ for wide, (ascii_, _) in WIDE.items()})
 
 
-def parse(text: str, name: str, key: str, blanks: tuple[str, ...] = ()) -> tuple[np.ndarray, str | None]:
-    """the matrix in a CSV text, and a note if its first row was read as a header; blanks: the cells (lower case) that
-    an answer sheet leaves blank, read as NaN"""
-    rows: list[list[str]] = []
-    line_numbers: list[int] = []
+def parse(text: str, name: str, key: str, blanks: tuple[str, ...] = ()) -> tuple[np.ndarray, tuple[str, ...]]:
+    """the matrix in a CSV text, and the notes worth a line (the separator if not commas, the characters read as
+    ASCII, a first row read as a header); blanks: the cells (lower case) that an answer sheet leaves blank, read as NaN"""
+    lines: list[tuple[int, str]] = []
     for number, line in enumerate(text.splitlines(), start=1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        if ";" in line or _QUOTED_DECIMAL_COMMA.search(line):
-            raise AttntraceError(
-                f"{name} line {number}: this looks like decimal commas (1,5 for 1.5); "
-                "attntrace reads ',' between values and '.' for decimals (export the CSV with '.' as decimal separator)"
-            )
-        rows.append([cell.strip().strip('"') for cell in line.split(",")])
-        line_numbers.append(number)
-    if not rows:
+        line = line.split("#", 1)[0].translate(_ASCII).strip()
+        if line:
+            lines.append((number, line))
+    if not lines:
         raise AttntraceError(f"{name} has no values (only blank lines or comments)")
-    note = None
+    separator = _separator("\n".join(line for _, line in lines))
+    rows: list[list[str]] = []
+    for number, line in lines:
+        if separator == "," and _QUOTED_DECIMAL_COMMA.search(line):
+            raise _decimal_commas(name, number)
+        cells = line.split() if separator == " " else line.split(separator) if separator else [line]
+        rows.append([cell.strip().strip('"').strip() for cell in cells])
+        if separator != "," and any(_DECIMAL_COMMA.fullmatch(c) for c in rows[-1]):
+            raise _decimal_commas(name, number)
+    line_numbers = [number for number, _ in lines]
+    notes = []
     words = [c for c in rows[0] if not _parses(c) and c.lower() not in blanks]
     if words and all(c.isprintable() for c in words):  # a header names columns; a control character marks damaged data
-        note = f"{name}: row 1 ({visible(', '.join(rows[0])[:40])}) read as a header"
+        notes.append(f"{name}: row 1 ({visible(', '.join(rows[0])[:40])}) read as a header")
         rows, line_numbers = rows[1:], line_numbers[1:]
         if not rows:
             raise AttntraceError(f"{name} has a header but no values")
+    if separator not in (None, ","):
+        notes.insert(0, f"{name}: values read as separated by {SEPARATORS[separator]}")
+    wide = _wide(text.splitlines(), line_numbers)
+    if wide:
+        notes.insert(0, f"{name}: read {wide}")
+    return _matrix(rows, line_numbers, name, key, blanks), tuple(notes)
+
+
+def _matrix(rows: list[list[str]], line_numbers: list[int], name: str, key: str, blanks: tuple[str, ...]) -> np.ndarray:
+    """the rows' cells as a float64 matrix, every cell a finite number or a blank (NaN)"""
     width = len(rows[0])
     values = []
     for number, row in zip(line_numbers, rows):
@@ -58,7 +81,38 @@ def parse(text: str, name: str, key: str, blanks: tuple[str, ...] = ()) -> tuple
         cell = rows[i][j]
         written = visible(cell) if len(cell) <= 30 else str(matrix[i, j])
         raise AttntraceError(f"{name} line {line_numbers[i]}, column {j + 1} is {written}; every value must be finite")
-    return (matrix if left.any() else array(matrix, f"{name}: {key}", 2)), note
+    return matrix if left.any() else array(matrix, f"{name}: {key}", 2)
+
+
+def _separator(text: str) -> str | None:
+    """what separates a text's values: the first of SEPARATORS in it, where tabs and spaces beside commas are padding
+    (unless they separate numbers with decimal commas, 1,5, to be refused as such), or None for one value a line"""
+    found = next((s for s in SEPARATORS if s in text), None)
+    if found == "," and any(_spaced_decimal_commas(line) for line in text.split("\n")):
+        return "\t" if "\t" in text else " "
+    return found
+
+
+def _spaced_decimal_commas(line: str) -> bool:
+    """whether a line is numbers separated by tabs or spaces, one of them at least written with a decimal comma"""
+    cells = line.split()
+    return len(cells) > 1 and any(_DECIMAL_COMMA.fullmatch(c) for c in cells) and \
+        all(_DECIMAL_COMMA.fullmatch(c) or _parses(c) for c in cells)
+
+
+def _wide(lines: list[str], numbers: list[int]) -> str:
+    """what the values' lines held in place of ASCII characters, said in a few words ("" when nothing)"""
+    seen = {WIDE[c][1]: None for number in numbers for c in lines[number - 1].split("#", 1)[0] if c in WIDE}
+    said = list(seen)
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1] if said else ""
+
+
+def _decimal_commas(name: str, number: int) -> AttntraceError:
+    return AttntraceError(
+        f"{name} line {number}: this looks like decimal commas (1,5 for 1.5); attntrace reads '.' for decimals "
+        "(export the CSV with '.' as decimal separator)"
+    )
+
 
 def _parses(cell: str) -> bool:
     """a cell Python reads as a float: a number, or nan or inf (which are numbers, to be refused by their cell)"""

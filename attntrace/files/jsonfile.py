@@ -46,13 +46,70 @@ def strict(text: str, name: str, literals: bool = False) -> Any:
         return json.loads(text, object_pairs_hook=_no_duplicates, parse_int=_integer,
                           parse_constant=Literal if literals else _no_constant)
     except json.JSONDecodeError as e:
-        raise AttntraceError(f"{name}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+        at, why = _mistake(text, e)
+        line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        raise AttntraceError(f"{name}: invalid JSON at line {line} column {column}: {why}") from None
     except RecursionError:
         raise AttntraceError(f"{name}: nested too deeply; a problem's matrices are lists of rows") from None
     except _Bad as e:
         raise AttntraceError(f"{name}: {e}") from None
 
 
+def _mistake(text: str, e: json.JSONDecodeError) -> tuple[int, str]:
+    """where a text stops being JSON and why, in words for someone who wrote it by hand, from the parser's message"""
+    at, rest, msg = e.pos, text[e.pos:], e.msg
+    before = text[:at].rstrip()
+    if rest.startswith(("//", "/*", "#")):
+        return at, "a comment; JSON allows no comments: delete it"
+    if rest[:1] in ("]", "}") and before.endswith(","):
+        return len(before) - 1, f'a comma before "{rest[0]}"; JSON allows no trailing comma: delete it'
+    if not rest.strip() and msg.startswith("Expecting"):
+        return at, "the text ends before the JSON does: a closing ] or } (or a value) is missing"
+    if rest[:1] in ("“", "”", "‘", "’"):
+        return at, f"{rest[0]} is a curly quote; JSON puts strings and keys in straight double quotes (\")"
+    if rest[:1] and not rest[0].isascii() and msg.startswith(("Expecting", "Extra data")):
+        from unicodedata import name as unicode_name
+
+        return at, (f"U+{ord(rest[0]):04X} ({unicode_name(rest[0], 'unnamed').lower()}) where JSON reads only ASCII "
+                    "between values: delete it, or write it in ASCII")
+    python = next((word for word in ("True", "False", "None") if rest.startswith(word)), None)
+    if python is not None:
+        return at, f"{python} is Python; JSON writes {'null' if python == 'None' else python.lower()}"
+    if rest.startswith("'"):
+        return at, "JSON puts strings and keys in double quotes (\"), not single quotes (')"
+    if msg.startswith("Expecting property name"):
+        return at, "expected a key in double quotes, such as \"x\""
+    if msg == "Expecting value" and rest[:1] in "+.":
+        return at, "a JSON number starts with a digit or -, such as 0.5 or -1 (not .5 or +1)"
+    if msg == "Expecting value":
+        return at, "expected a value: a number, a string in double quotes, a list [...], an object {...}, true, false or null"
+    start = at
+    while start and text[start - 1] in _NUMBERISH:
+        start -= 1
+    if msg == "Expecting ',' delimiter" and start < at and text[start] in "-0123456789" and rest[:1] in _NUMBERISH:
+        end = at
+        while end < len(text) and text[end] in _NUMBERISH:
+            end += 1
+        return start, (f"{_quoted(text[start:end])} is not a JSON number; write numbers such as 16, 0.5, -1 or 1e-3 "
+                       "(no hex, no leading zero, a digit after the point)")
+    if msg == "Expecting ',' delimiter":
+        return at, "expected a comma (or the closing bracket) after the value before it"
+    if msg == "Expecting ':' delimiter":
+        return at, "expected a colon (:) after the key"
+    if msg == "Extra data" and rest[0] == "\0":
+        return at, "a NUL byte after the JSON; the file is damaged or not text: save it again as plain UTF-8"
+    if msg == "Extra data":
+        return at, "more text after the JSON has ended; a file holds one object {...}: check its closing brackets"
+    if msg.startswith("Unterminated string"):
+        return at, "a string is not closed: a \" is missing"
+    if msg.startswith("Invalid control character"):
+        return at, "a line break, tab or control character inside a string: close the string, or write \\n or \\t"
+    if msg.startswith("Invalid \\escape") or msg.startswith("Invalid \\uXXXX"):
+        return at, "a backslash starts an escape in a JSON string: write \\\\ for one backslash (or / in a path)"
+    return at, msg
+
+
+_NUMBERISH = frozenset("0123456789abcdefxABCDEFX.+-")
 _UNSURE = object()
 _DIGITS_AS_ZEROS = str.maketrans("0123456789.", "0000000000d")  # a decimal point as "d": digits after it are a fraction
 _LONG_RUN = "0" * 19  # an integer of 19 digits or more may be past 64 bits: orjson reads it as a float, strict as an int

@@ -192,10 +192,13 @@ def _read_matrix(path: str, key: str) -> tuple[np.ndarray, tuple[str, ...]]:
     if suffix == ".npy":
         return values.array(load_npy(path), f"{path}: {key}", 2), ()
     if suffix == ".csv":
-        array, note = csvfile.parse(read_text(path), path, key)
-        return array, (note,) if note else ()
+        return csvfile.parse(read_text(path), path, key)
     if suffix == ".json":
-        return values.matrix(jsonfile.parse(read_text(path), path, literals=True), f"{path}: {key}"), ()
+        parsed = jsonfile.parse(read_text(path), path, literals=True)
+        if isinstance(parsed, dict):
+            raise AttntraceError(f"{path} holds an object (a problem?), not one matrix for {key} (a list of rows such "
+                                 f"as [[1, 0], [0, 1]]); a problem file is given as FILE: attntrace run {path}")
+        return values.matrix(parsed, f"{path}: {key}"), ()
     raise AttntraceError(f"{path}: unknown kind of file for {key}; use .csv, .npy or .json")
 
 

@@ -34,7 +34,7 @@ class Rope:
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not math.isfinite(base) or base <= 1:
             raise AttntraceError(f"rope base = {said(base)} must be a number above 1 (10000 in most models)")
         if self.pairs not in PAIRS:
-            raise AttntraceError(f'rope pairs = "{self.pairs}" must be "half" (Llama) or "adjacent" (RoFormer, GPT-J)')
+            raise AttntraceError(f'rope pairs = {said(self.pairs)} must be "half" (Llama) or "adjacent" (RoFormer, GPT-J)')
         for key in ("positions", "source_positions"):
             value = getattr(self, key)
             if value is not None:
@@ -44,6 +44,10 @@ class Rope:
             if not turns or min(turns) <= 0:
                 raise AttntraceError("rope frequencies must be positive numbers, one per pair of dimensions (d_k/2)")
             object.__setattr__(self, "frequencies", turns)
+            for key in ("positions", "source_positions"):
+                positions = getattr(self, key)
+                if positions is not None:
+                    angles(np.array(positions), np.array(turns), key)
         object.__setattr__(self, "base", float(base))
 
     def pair_frequencies(self, d: int) -> np.ndarray:
@@ -116,9 +120,20 @@ def llama3_frequencies(d: int, base: float, factor: float, low_freq_factor: floa
     return np.where(slow, turns / factor, np.where(fast, turns, blended))
 
 
-def angles(positions: np.ndarray, turns: np.ndarray) -> np.ndarray:
-    """[n] positions, [d/2] each pair's turn per position -> [n, d/2] the angle each pair turns by at each position"""
-    return positions[:, None] * turns[None, :]
+def angles(positions: np.ndarray, turns: np.ndarray, key: str = "") -> np.ndarray:
+    """[n] positions, [d/2] each pair's turn per position -> [n, d/2] the angle each pair turns by at each position;
+    an angle past float64 names the rope key of its position (key: positions or source_positions; "": 0 … n-1)"""
+    with np.errstate(over="ignore", invalid="ignore"):
+        turned = positions[:, None] * turns[None, :]
+    if not np.isfinite(turned).all():
+        i, j = (int(c) for c in np.argwhere(~np.isfinite(turned))[0])
+        where = f"rope {key} value {i + 1} ({positions[i]:g})" if key else f"input {i + 1}'s position ({positions[i]:g})"
+        size = math.log10(abs(positions[i])) + math.log10(abs(turns[j]))
+        raise AttntraceError(f"rope frequencies value {j + 1} ({turns[j]:g}) × {where} is an angle of about "
+                             f"{10 ** (size % 1):.1f}e{math.floor(size)}, past the largest float64 (1.8e308); give "
+                             "smaller rope frequencies"
+                             f"{' or ' + key if key else ''} (a pair turns by position × frequency radians)")
+    return turned
 
 
 def pair_index(d: int, pairs: str) -> tuple[np.ndarray, np.ndarray]:
