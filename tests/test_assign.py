@@ -683,3 +683,89 @@ def test_the_assign_command_reports_a_bad_roster_in_one_line(attntrace, tmp_path
 def test_an_id_windows_cannot_make_a_folder_of_is_refused(student):
     assert assign_module.id_problem(student) is not None
     assert assign_module.id_problem("x" + student.replace(":", "_").replace("?", "").rstrip(".")) is None
+
+
+# --- a hostile roster, class folder or file system ------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(line=st.text(max_size=12))
+def test_any_roster_line_is_an_id_or_one_printable_line_naming_it(tmp_path_factory, line):
+    path = roster(tmp_path_factory.mktemp("r"), f"ann\n{line}\n".encode("utf-8", "surrogatepass"))
+    try:
+        students = read_roster(path)
+    except AttntraceError as e:
+        assert "\n" not in str(e) and str(e).isprintable() and str(e).startswith(path)
+    else:
+        assert all(assign_module.id_problem(s) is None for s in students)
+
+
+def test_a_roster_over_the_class_size_is_refused_before_anything_is_drawn(tmp_path, monkeypatch):
+    monkeypatch.setattr(assign_module, "MAX_STUDENTS", 3)
+    assert read_roster(roster(tmp_path, "a\nb\nc\n")) == ["a", "b", "c"]
+    assert "4 student ids, over the 3" in error(roster(tmp_path, "a\nb\nc\nd\n"))
+
+
+@pytest.mark.parametrize("kind", ["file", "device"])
+def test_a_class_folder_inside_a_file_names_the_file(tmp_path, kind):
+    above = tmp_path / "roster.txt" if kind == "file" else Path(os.devnull)
+    if kind == "file":
+        above.write_text("ann\n", encoding="utf-8")
+    with pytest.raises(AttntraceError) as e:
+        assign(["ann"], above / "class", Design(), seed=1)
+    assert str(e.value).startswith(f"{above}: is a ") and "cannot be made" in str(e.value)
+
+
+def test_a_folder_there_already_for_the_same_id_in_another_case_is_refused(tmp_path):
+    assign(["ann"], tmp_path, Design(), seed=1)
+    with pytest.raises(AttntraceError) as e:
+        assign(["Ann"], tmp_path, Design(), seed=1)
+    assert str(e.value).startswith(f"{tmp_path / 'ann'}: is there already") and 'write the id as "ann"' in str(e.value)
+    assert not (tmp_path / "Ann").exists()
+
+
+def test_ctrl_c_while_writing_leaves_nothing_behind(tmp_path, monkeypatch):
+    real, done = os.replace, []
+
+    def interrupt_fourth(src, dst):
+        if len(done) == 3:
+            raise KeyboardInterrupt
+        done.append(dst)
+        real(src, dst)
+
+    monkeypatch.setattr(assign_module.os, "replace", interrupt_fourth)
+    with pytest.raises(KeyboardInterrupt):
+        assign(ROSTER, tmp_path / "out", Design(), seed=1)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_that_cannot_be_made_is_one_line_and_nothing_is_written(tmp_path, monkeypatch):
+    real = Path.mkdir
+
+    def read_only(self, *args, **kwargs):
+        if self.name == "bo":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    with pytest.raises(AttntraceError) as e:
+        assign(ROSTER, tmp_path / "out", Design(), seed=1)
+    assert str(e.value) == f"{tmp_path / 'out' / 'bo'}: cannot write (Permission denied); nothing was written"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_huge_file_where_a_problem_goes_is_refused_unread(tmp_path, monkeypatch):
+    (tmp_path / "ann").mkdir()
+    with open(tmp_path / "ann" / "problem.json", "wb") as f:
+        f.truncate(3_000_000)
+    monkeypatch.setenv("ATTNTRACE_MAX_MB", "1")
+    with pytest.raises(AttntraceError, match="over the 1 MB cap"):
+        assign(["ann"], tmp_path, Design(), seed=1)
+    assert {p.name for p in tmp_path.rglob("*")} == {"ann", "problem.json"}
+
+
+def test_ids_named_as_csv_files_are_students_not_a_problem_or_a_sheet(tmp_path, attntrace):
+    assign(["x.csv", "q.csv", "ann"], tmp_path, Design(), seed=1)
+    r = attntrace("check", tmp_path, "--format", "json")
+    sheets = [Path(s["sheet"]).parent.name for s in json.loads(r.out)["sheets"]]
+    assert r.code == 1 and sheets == ["ann", "q.csv", "x.csv"], r.err

@@ -9,6 +9,7 @@ import json
 import os
 import tempfile
 import unicodedata
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from _csv import Reader
 
 MAX_ID = 100
+MAX_STUDENTS = 10_000  # a class folder's worth; a bigger roster is split, one folder for each part
 MAX_ID_BYTES = 255  # the longest folder name most file systems allow, in UTF-8 bytes
 HANDOUTS = ("problem.json", "worksheet.md")  # what each student's folder gets, to be handed out
 KEYS = "keys"  # the class folder's folder of keys, one folder per student, kept back when the others are handed out
@@ -38,6 +40,9 @@ def read_roster(path: str) -> list[str]:
 
     text = read_text(path)
     rows = _csv_rows(text, path) if _is_csv(path, text) else _plain_rows(text)
+    if len(rows) > MAX_STUDENTS:
+        raise AttntraceError(f"{path}: {len(rows):,} student ids, over the {MAX_STUDENTS:,} a class folder takes; split "
+                             "the roster, and give each part a folder of its own")
     seen: dict[str, tuple[int, str]] = {}
     for line, student in rows:
         problem = id_problem(student)
@@ -293,20 +298,50 @@ def assign(students: list[str], out: Path, design: Design, seed: int) -> Assigne
     """write out/<id>/ and out/keys/<id>/ for every student: only the files missing, never one already there (a
     filled-in worksheet is the student's work); all or nothing"""
     out = Path(out)
-    if _kind(out) not in ("directory", "missing"):
-        raise AttntraceError(f"{out}: is a file; give a folder (new or existing) for the students' folders")
+    _check_out(out)
     _check_ids(students)
-    texts = {student: files_for(design, seed, student) for student in students}
-    targets: dict[Path, str] = {}
+    _check_case(out, students)
     kept: dict[str, list[Path]] = {}
-    for student, files in texts.items():
-        where = places(out, student)
-        there = _already_there(out, student, {where[name]: text for name, text in files.items()})
-        if there:
-            kept[student] = there
-        targets.update((where[name], text) for name, text in files.items() if where[name] not in there)
-    _write(out, targets)
-    return Assigned(out, [out / student for student in students], list(targets), kept)
+
+    def missing() -> Iterator[tuple[Path, str]]:
+        """each student's files not there yet, one student at a time, so that a big class is never all in memory"""
+        for student in students:
+            where = places(out, student)
+            files = {where[name]: text for name, text in files_for(design, seed, student).items()}
+            there = _already_there(out, student, files)
+            if there:
+                kept[student] = there
+            yield from ((target, text) for target, text in files.items() if target not in there)
+
+    written = _write(out, missing())
+    return Assigned(out, [out / student for student in students], written, kept)
+
+
+def _check_out(out: Path) -> None:
+    """the class folder, or else the nearest folder above it that is there, must be a folder"""
+    for p in (out, *out.parents):
+        found = _kind(p)
+        if found == "directory":
+            return
+        if found != "missing":
+            what = "a file" if found == "file" else "a device or pipe"
+            raise AttntraceError(f"{out}: is {what}; give a folder (new or existing) for the students' folders" if p == out
+                                 else f"{p}: is {what}, so the folder {out} cannot be made in it; give another folder")
+
+
+def _check_case(out: Path, students: list[str]) -> None:
+    """a folder already there that is a student's but for case: one folder on Windows and macOS, two elsewhere"""
+    if paths.kind(out) != "directory":
+        return
+    try:
+        there = {_folded(p.name): p.name for p in out.iterdir()}
+    except OSError as e:
+        raise AttntraceError(f"{out}: cannot be read ({e.strerror or e}); check its permissions") from None
+    for student in students:
+        other = there.get(_folded(student), student)
+        if unicodedata.normalize("NFC", other) != student:  # macOS may list a name decomposed: the same folder
+            raise AttntraceError(f"{out / other}: is there already, and student id {_show(student)} differs from it only "
+                                 f"in case (one folder on Windows and macOS); write the id as {_show(other)}")
 
 
 def _check_ids(students: list[str]) -> None:
@@ -354,22 +389,28 @@ def _kind(path: Path) -> str:
 
 
 def _text(path: Path) -> str | None:
-    """a file assign wrote, as it reads now; None when it is not such a file (too big, not UTF-8)"""
+    """a file assign wrote, as it reads now; None when it is not text assign writes (not UTF-8)"""
+    paths.regular_file(path, "a file assign writes")  # a huge file or a device is one clear error, never read
     try:
-        return path.read_bytes().decode("utf-8") if paths.regular_file(path, "a file assign writes") else ""
-    except (AttntraceError, OSError, UnicodeDecodeError):
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
         return None
+    except OSError as e:
+        raise AttntraceError(f"{path}: cannot be read ({e.strerror or e}); nothing was written") from None
 
 
-def _write(out: Path, targets: dict[Path, str]) -> None:
-    """each text in its file, none of which exists yet; on any failure every file and folder made is removed again"""
+def _write(out: Path, texts: Iterable[tuple[Path, str]]) -> list[Path]:
+    """each text in its file, none of which is there yet, and the files written; on any failure (or a refusal while
+    the texts are drawn) every file and folder made is removed again"""
     created: list[Path] = []
+    made: set[Path] = set()
     temps: dict[Path, Path] = {}
     moved: list[Path] = []
     try:
-        for folder in dict.fromkeys(target.parent for target in targets):
-            created.extend(_make_folder(folder))
-        for target, text in targets.items():
+        for target, text in texts:
+            if target.parent not in made:
+                created.extend(_make_folder(target.parent))
+                made.add(target.parent)
             temps[target] = _write_temp(target, text)
         for target, temp in temps.items():
             os.replace(temp, target)
@@ -379,6 +420,7 @@ def _write(out: Path, targets: dict[Path, str]) -> None:
         if isinstance(e, OSError):
             raise AttntraceError(f"{e.filename or out}: cannot write ({e.strerror or e}); nothing was written") from None
         raise
+    return list(temps)
 
 
 def _make_folder(folder: Path) -> list[Path]:

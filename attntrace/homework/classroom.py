@@ -40,8 +40,8 @@ def is_problem(path: str) -> bool:
 
 
 def _has(folder: Path, *names: str) -> bool:
-    """whether the folder holds any of these (a link among them that loops is one clear error)"""
-    return any(paths.kind(folder / name) != "missing" for name in names)
+    """whether the folder holds a file of any of these names (a folder so named, a student's, does not count)"""
+    return any(paths.is_file(folder / name) for name in names)
 
 
 def _is_csv_sheet(p: Path) -> bool:
