@@ -769,3 +769,12 @@ def test_ids_named_as_csv_files_are_students_not_a_problem_or_a_sheet(tmp_path, 
     r = attntrace("check", tmp_path, "--format", "json")
     sheets = [Path(s["sheet"]).parent.name for s in json.loads(r.out)["sheets"]]
     assert r.code == 1 and sheets == ["ann", "q.csv", "x.csv"], r.err
+
+
+def test_keys_left_in_a_students_folder_by_an_earlier_layout_are_pointed_out(tmp_path):
+    folder = assign(["ann", "bo"], tmp_path, Design(), seed=1).folders[0]
+    key_of(folder).rename(folder / "key.json")  # where keys used to go
+    done = assign(["ann", "bo"], tmp_path, Design(), seed=1)
+    assert done.exposed == [folder / "key.json"] and key_of(folder).exists()
+    assert f"1 key in students' own folders ({folder / 'key.json'} ...)" in done.summary()
+    assert "note" not in assign(["ann", "bo"], tmp_path / "fresh", Design(), seed=1).summary()

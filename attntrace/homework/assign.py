@@ -276,6 +276,7 @@ class Assigned:
     folders: list[Path]
     written: list[Path]
     kept: dict[str, list[Path]]  # by student: their files that were there before, left as they were
+    exposed: list[Path]  # keys in a student's own folder, from a run that wrote them there: to move before handing out
 
     def summary(self) -> str:
         """what was written where, what was kept, and how to mark it: a teacher's next steps"""
@@ -290,6 +291,9 @@ class Assigned:
             added = sum(path.parent.name in self.kept for path in self.written)
             lines.append(f"kept every file already there as it was, for {plural(len(names), 'student')} ({shown}); "
                          + (f"wrote only the {plural(added, 'missing file')}" if added else "none was missing"))
+        if self.exposed:
+            lines.append(f"note: {plural(len(self.exposed), 'key')} in students' own folders ({self.exposed[0]} ...), "
+                         f"where the students would see them; move them into {self.out / KEYS} before handing out")
         lines.append(f"mark them with attntrace check {self.out}")
         return "\n".join(lines)
 
@@ -314,7 +318,8 @@ def assign(students: list[str], out: Path, design: Design, seed: int) -> Assigne
             yield from ((target, text) for target, text in files.items() if target not in there)
 
     written = _write(out, missing())
-    return Assigned(out, [out / student for student in students], written, kept)
+    exposed = [out / student / name for student in students for name in KEY_FILES if paths.is_file(out / student / name)]
+    return Assigned(out, [out / student for student in students], written, kept, exposed)
 
 
 def _check_out(out: Path) -> None:
