@@ -21,7 +21,8 @@ from attntrace.model.engine import trace
 from attntrace.model.problem import divisor
 from tests.reference import loops
 
-FILES = {"problem.json", "worksheet.md", "key.json", "key.md"}
+HANDED = {"problem.json", "worksheet.md"}  # in each student's folder
+KEY_FILES = {"key.json", "key.md"}  # apart, in keys/<id>/
 ROSTER = ["ann", "bo", "chen-li"]
 IDS = st.text(min_size=1, max_size=20).filter(lambda s: not assign_module.id_problem(s))  # any id that can be a folder
 
@@ -35,6 +36,11 @@ def roster(tmp_path: Path, text: str | bytes, name: str = "roster.txt") -> str:
     return str(path)
 
 
+def key_of(folder: Path, name: str = "key.json") -> Path:
+    """a student's key: apart from their folder, in the class folder's keys/<id>/"""
+    return folder.parent / "keys" / folder.name / name
+
+
 def tree(folder: Path) -> dict[str, bytes]:
     """every file under folder, by its path relative to folder"""
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
@@ -46,10 +52,10 @@ def tree(folder: Path) -> dict[str, bytes]:
 def test_same_roster_and_seed_give_byte_identical_files(tmp_path):
     first = assign(ROSTER, tmp_path / "a", Design(), seed=7)
     second = assign(ROSTER, tmp_path / "b", Design(), seed=7)
-    assert first == [tmp_path / "a" / s for s in ROSTER]
-    assert second == [tmp_path / "b" / s for s in ROSTER]
+    assert first.folders == [tmp_path / "a" / s for s in ROSTER]
+    assert second.folders == [tmp_path / "b" / s for s in ROSTER]
     a, b = tree(tmp_path / "a"), tree(tmp_path / "b")
-    assert set(a) == {f"{s}/{f}" for s in ROSTER for f in FILES}
+    assert set(a) == {f"{s}/{f}" for s in ROSTER for f in HANDED} | {f"keys/{s}/{f}" for s in ROSTER for f in KEY_FILES}
     assert a == b
 
 
@@ -195,6 +201,33 @@ def test_an_id_that_cannot_be_a_folder_name(tmp_path, bad, why):
     assert "line 2" in message and why in message
 
 
+@pytest.mark.parametrize("bad, why", [
+    (".hidden", "starts with a dot"), (".ssh", "starts with a dot"), ("\u202eevil", "U+202E"), ("a\u200bb", "U+200B"),
+    ("\u200b", "U+200B"), ("\u2066x\u2069", "U+2066"), ("ann\ufeff", "U+FEFF"), ("x\u00ady", "U+00AD"), ("\ue000", "U+E000"),
+    ("x\u00a0y", "U+00A0"), ("x\u3000y", "U+3000"), ("e\u0301", "decomposed"), ("a  b", '"a b"'), ("_li_", '"li"'),
+    ("\u2170", '"i"'), ("\uff21", '"A"'), ("猫" * 90, "270 bytes"),
+])
+def test_an_id_that_would_hide_or_come_back_changed_is_refused_naming_its_line(tmp_path, bad, why):
+    path = roster(tmp_path, f"ann\n{bad}\nbo\n")
+    message = error(path)
+    assert message.startswith(f"{path} line 2: student id ") and why in message and "\n" not in message
+    assert message.isprintable()  # the id is shown with its hidden characters escaped
+
+
+@pytest.mark.parametrize("bad", [".hidden", "\u202eevil", "a\u200bb"])
+def test_a_csv_id_that_would_hide_is_refused_naming_its_line(tmp_path, bad):
+    assert "line 3" in error(roster(tmp_path, f"name,id\nAnn,a1\nBo,{bad}\n", "class.csv"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(student=IDS)
+def test_every_id_allowed_comes_back_exact_from_its_worksheet(student):
+    from attntrace.homework import filled
+
+    text = files_for(Design(), 1, student)["worksheet.md"]
+    assert filled.parse(text, "worksheet.md", problem_for(Design(), 1, student)).student == student
+
+
 def test_an_id_of_100_characters_is_fine(tmp_path):
     assert read_roster(roster(tmp_path, "x" * 100 + "\n")) == ["x" * 100]
 
@@ -326,10 +359,10 @@ DESIGNS = [
 
 @pytest.mark.parametrize("design", DESIGNS)
 def test_key_json_holds_the_trace_of_problem_json_rounded(tmp_path, design):
-    folder = assign(["ann"], tmp_path, design, seed=11)[0]
+    folder = assign(["ann"], tmp_path, design, seed=11).folders[0]
     problem = load(str(folder / "problem.json"))  # the file the student gets, read back as check will
     t = trace(problem, decimals=design.precision)
-    key = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    key = json.loads(key_of(folder, "key.json").read_text(encoding="utf-8"))
     assert key["precision"] == design.precision
     assert len(key["heads"]) == design.heads
     for h, head in zip(t.heads, key["heads"]):
@@ -342,11 +375,11 @@ def test_key_json_holds_the_trace_of_problem_json_rounded(tmp_path, design):
 @pytest.mark.parametrize("design", DESIGNS)
 def test_the_key_is_close_to_exact_attention(tmp_path, design):
     """the rounded key, against an attention that shares no code with the engine"""
-    folder = assign(["bo"], tmp_path, design, seed=5)[0]
+    folder = assign(["bo"], tmp_path, design, seed=5).folders[0]
     p = load(str(folder / "problem.json"))
     t = trace(p)
     exact = loops(p.x, p.w_q, p.w_k, p.w_v, heads=p.heads, divisor=divisor(p, t.dims.d_k), allowed=t.allowed)
-    key = json.loads((folder / "key.json").read_text(encoding="utf-8"))
+    key = json.loads(key_of(folder, "key.json").read_text(encoding="utf-8"))
     values = np.array(key["output"], dtype=np.float64)
     rounding = 10.0 ** -design.precision
     assert np.allclose(values, exact, atol=40 * rounding * max(1.0, float(np.max(np.abs(exact)))))
@@ -367,9 +400,9 @@ def tables_from_step(text: str, step: int) -> list[list[str]]:
 
 def test_the_worksheet_is_blank_from_step_3_and_the_key_is_filled(tmp_path):
     design = Design(heads=1, precision=2)
-    folder = assign(["ann"], tmp_path, design, seed=9)[0]
+    folder = assign(["ann"], tmp_path, design, seed=9).folders[0]
     sheet = (folder / "worksheet.md").read_text(encoding="utf-8")
-    key_md = (folder / "key.md").read_text(encoding="utf-8")
+    key_md = key_of(folder, "key.md").read_text(encoding="utf-8")
     blank = tables_from_step(sheet, 3)
     filled = tables_from_step(key_md, 3)
     assert blank and len(blank) == len(filled)
@@ -383,29 +416,29 @@ def test_the_worksheet_is_blank_from_step_3_and_the_key_is_filled(tmp_path):
 
 
 def test_the_key_md_numbers_are_the_key_json_numbers(tmp_path):
-    folder = assign(["ann"], tmp_path, Design(), seed=9)[0]
-    key = json.loads((folder / "key.json").read_text(encoding="utf-8"))
-    key_md = (folder / "key.md").read_text(encoding="utf-8")
+    folder = assign(["ann"], tmp_path, Design(), seed=9).folders[0]
+    key = json.loads(key_of(folder, "key.json").read_text(encoding="utf-8"))
+    key_md = key_of(folder, "key.md").read_text(encoding="utf-8")
     q = key["heads"][0]["q"]
     q_rows = tables_from_step(key_md, 3)[:len(q)]
     assert [[float(c) for c in row] for row in q_rows] == q
 
 
 def test_files_are_utf8_with_unix_newlines(tmp_path):
-    folder = assign(["zoë"], tmp_path, Design(), seed=1)[0]
-    for name in FILES:
-        data = (folder / name).read_bytes()
+    folder = assign(["zoë"], tmp_path, Design(), seed=1).folders[0]
+    for path in [*(folder / name for name in HANDED), *(key_of(folder, name) for name in KEY_FILES)]:
+        data = path.read_bytes()
         assert b"\r\n" not in data
         assert data.decode("utf-8").endswith("\n")
     assert "zoë" in (folder / "problem.json").read_bytes().decode("utf-8")
 
 
-def keys_pass_check(attntrace, tmp_path: Path, key: str) -> None:
+def keys_pass_check(attntrace, tmp_path: Path, name: str) -> None:
     """every student's key, for every design, passes check against the student's own problem.json"""
     for n, design in enumerate(DESIGNS):
-        for folder in assign(ROSTER, tmp_path / str(n), design, seed=21):
-            result = attntrace("check", folder / key, folder / "problem.json", "--format", "json")
-            assert result.code == 0, f"{design} {folder.name} {key}: {result.out}{result.err}"
+        for folder in assign(ROSTER, tmp_path / str(n), design, seed=21).folders:
+            result = attntrace("check", key_of(folder, name), folder / "problem.json", "--format", "json")
+            assert result.code == 0, f"{design} {folder.name} {name}: {result.out}{result.err}"
             assert json.loads(result.out)["passed"] is True
 
 
@@ -419,14 +452,14 @@ def test_each_key_md_passes_check(tmp_path, attntrace):
 
 
 def test_check_marks_each_sheet_against_its_own_problem(tmp_path, attntrace):
-    folders = assign(ROSTER, tmp_path, Design(), seed=21)
+    folders = assign(ROSTER, tmp_path, Design(), seed=21).folders
     for folder in folders:  # each student hands in their own key as answers.json
-        (folder / "answers.json").write_bytes((folder / "key.json").read_bytes())
+        (folder / "answers.json").write_bytes(key_of(folder, "key.json").read_bytes())
     result = attntrace("check", *(f / "answers.json" for f in folders), "--format", "json")
     assert result.code == 0, result.out + result.err
     assert [sheet["passed"] for sheet in json.loads(result.out)["sheets"]] == [True] * len(ROSTER)
     # a key marked against another student's problem does not pass: the problems really differ
-    swapped = attntrace("check", folders[0] / "key.json", folders[1] / "problem.json", "--format", "json")
+    swapped = attntrace("check", key_of(folders[0]), folders[1] / "problem.json", "--format", "json")
     assert swapped.code == 1 and json.loads(swapped.out)["passed"] is False
     # nor does the blank worksheet, which carries the student's id on its name line
     blank = attntrace("check", folders[0] / "worksheet.md", folders[0] / "problem.json", "--format", "json")
@@ -438,19 +471,75 @@ def test_check_marks_each_sheet_against_its_own_problem(tmp_path, attntrace):
 
 
 def test_a_rerun_keeps_answers_and_other_files(tmp_path):
-    folder = assign(["ann"], tmp_path, Design(), seed=1)[0]
+    folder = assign(["ann"], tmp_path, Design(), seed=1).folders[0]
     (folder / "answers.json").write_text('{"q": [[1, 2, 3]]}\n', encoding="utf-8")
     (tmp_path / "notes.txt").write_text("keep me\n", encoding="utf-8")
     assign(["ann", "bo"], tmp_path, Design(), seed=1)
     assert (folder / "answers.json").read_text(encoding="utf-8") == '{"q": [[1, 2, 3]]}\n'
     assert (tmp_path / "notes.txt").read_text(encoding="utf-8") == "keep me\n"
-    assert {p.name for p in folder.iterdir()} == FILES | {"answers.json"}
+    assert {p.name for p in folder.iterdir()} == HANDED | {"answers.json"}
 
 
-def test_a_rerun_with_another_seed_replaces_the_problem(tmp_path):
-    folder = assign(["ann"], tmp_path, Design(), seed=1)[0]
-    assign(["ann"], tmp_path, Design(), seed=2)
-    assert (folder / "problem.json").read_text(encoding="utf-8") == files_for(Design(), 2, "ann")["problem.json"]
+FILLED = "# Worksheet\n\nName: ann\n\n| q | 1 | 2 | 3 |\n"  # a student's work in the worksheet they were handed
+
+
+def test_a_rerun_never_replaces_a_filled_in_worksheet_and_writes_only_what_is_missing(tmp_path):
+    folder = assign(["ann", "bo"], tmp_path, Design(), seed=1).folders[0]
+    (folder / "worksheet.md").write_text(FILLED, encoding="utf-8")
+    key_of(folder, "key.md").unlink()
+    before = tree(tmp_path)
+    done = assign(["ann", "bo", "cy"], tmp_path, Design(), seed=1)
+    after = tree(tmp_path)
+    assert (folder / "worksheet.md").read_text(encoding="utf-8") == FILLED
+    assert {k: v for k, v in after.items() if k in before} == before  # nothing already there changed
+    assert set(after) - set(before) == {"keys/ann/key.md", "cy/problem.json", "cy/worksheet.md", "keys/cy/key.json",
+                                        "keys/cy/key.md"}
+    assert sorted(done.kept) == ["ann", "bo"] and len(done.written) == 5
+    summary = done.summary()
+    assert "wrote 1 student folder" in summary and '2 students ("ann", "bo")' in summary
+    assert "only the 1 missing file" in summary
+
+
+def test_a_rerun_onto_the_same_files_writes_nothing(tmp_path):
+    assign(ROSTER, tmp_path, Design(), seed=1)
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    done = assign(ROSTER, tmp_path, Design(), seed=1)
+    assert done.written == [] and list(done.kept) == ROSTER and "none was missing" in done.summary()
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == before
+
+
+@pytest.mark.parametrize("changed", [{"seed": 2}, {"design": Design(precision=3)}, {"design": Design(tokens=4)}])
+def test_a_rerun_with_another_seed_or_options_is_refused_and_writes_nothing(tmp_path, changed):
+    folder = assign(["ann"], tmp_path, Design(), seed=1).folders[0]
+    (folder / "worksheet.md").write_text(FILLED, encoding="utf-8")
+    before = tree(tmp_path)
+    with pytest.raises(AttntraceError) as e:
+        assign(["ann", "bo"], tmp_path, changed.get("design", Design()), seed=changed.get("seed", 1))
+    assert "another seed or other options" in str(e.value) and "\n" not in str(e.value)
+    assert tree(tmp_path) == before and not (tmp_path / "bo").exists()
+
+
+def test_a_filled_in_worksheet_without_its_problem_and_keys_is_kept_and_refused(tmp_path):
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann" / "worksheet.md").write_text(FILLED, encoding="utf-8")
+    with pytest.raises(AttntraceError) as e:
+        assign(["ann"], tmp_path, Design(), seed=1)
+    assert "worksheet.md" in str(e.value) and "cannot tell" in str(e.value)
+    assert tree(tmp_path) == {"ann/worksheet.md": FILLED.encode()}
+
+
+def test_the_keys_are_apart_from_what_is_handed_out(tmp_path):
+    folders = assign(ROSTER, tmp_path, Design(), seed=1).folders
+    assert all({p.name for p in folder.iterdir()} == HANDED for folder in folders)
+    assert sorted(p.name for p in (tmp_path / "keys").iterdir()) == sorted(ROSTER)
+    assert all({p.name for p in (tmp_path / "keys" / s).iterdir()} == KEY_FILES for s in ROSTER)
+
+
+@pytest.mark.parametrize("student", ["keys", "Keys", "KEYS"])
+def test_an_id_that_is_the_keys_folder_is_refused(tmp_path, student):
+    with pytest.raises(AttntraceError) as e:
+        assign(["ann", student], tmp_path, Design(), seed=1)
+    assert "keys" in str(e.value) and not any(tmp_path.iterdir())
 
 
 def test_out_is_a_file(tmp_path):
@@ -471,16 +560,27 @@ def test_a_file_where_a_student_folder_goes_writes_nothing(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["bo"]
 
 
-def test_a_folder_where_a_file_goes_writes_nothing(tmp_path):
-    (tmp_path / "bo" / "key.md").mkdir(parents=True)
+@pytest.mark.parametrize("where", ["keys/bo/key.md", "bo/worksheet.md"])
+def test_a_folder_where_a_file_goes_writes_nothing(tmp_path, where):
+    (tmp_path / where).mkdir(parents=True)
     with pytest.raises(AttntraceError) as e:
         assign(ROSTER, tmp_path, Design(), seed=1)
-    assert "key.md" in str(e.value)
+    assert where.split("/")[-1] in str(e.value) and "is a folder" in str(e.value)
     assert tree(tmp_path) == {}
     assert not (tmp_path / "ann").exists()
 
 
-def test_a_failure_while_writing_leaves_no_temporary_files(tmp_path, monkeypatch):
+@pytest.mark.parametrize("where", ["keys", "keys/bo"])
+def test_a_file_where_the_keys_folder_goes_writes_nothing(tmp_path, where):
+    (tmp_path / where).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / where).write_text("in the way\n", encoding="utf-8")
+    with pytest.raises(AttntraceError) as e:
+        assign(ROSTER, tmp_path, Design(), seed=1)
+    assert f"{tmp_path / where}: is a file" in str(e.value)
+    assert tree(tmp_path) == {where: b"in the way\n"}
+
+
+def test_a_failure_while_writing_removes_what_it_wrote(tmp_path, monkeypatch):
     done = []
     real = os.replace
 
@@ -494,9 +594,7 @@ def test_a_failure_while_writing_leaves_no_temporary_files(tmp_path, monkeypatch
     with pytest.raises(AttntraceError) as e:
         assign(ROSTER, tmp_path / "out", Design(), seed=1)
     assert "No space left on device" in str(e.value) and "\n" not in str(e.value)
-    left = [p.name for p in (tmp_path / "out").rglob("*") if p.is_file()]
-    assert not [name for name in left if name.endswith(".tmp")]
-    assert len(left) == 2  # only what was moved into place before the failure
+    assert not (tmp_path / "out").exists()  # every file it made was new, so all are gone again, and their folders
 
 
 def test_a_failure_before_any_file_is_moved_writes_nothing(tmp_path, monkeypatch):
@@ -520,11 +618,11 @@ def test_a_failure_before_any_file_is_moved_writes_nothing(tmp_path, monkeypatch
 
 
 def test_written_files_are_not_private(tmp_path):
-    folder = assign(["ann"], tmp_path, Design(), seed=1)[0]
+    folder = assign(["ann"], tmp_path, Design(), seed=1).folders[0]
     if os.name == "posix":
         umask = os.umask(0o022)
         os.umask(umask)
-        assert (folder / "key.md").stat().st_mode & 0o777 == 0o666 & ~umask
+        assert key_of(folder, "key.md").stat().st_mode & 0o777 == 0o666 & ~umask
 
 
 @pytest.mark.parametrize("students, words", [
@@ -539,20 +637,20 @@ def test_assign_checks_ids_itself(tmp_path, students, words):
 
 
 def test_a_nested_out_folder_is_made(tmp_path):
-    folders = assign(["ann"], tmp_path / "term" / "week 3", Design(), seed=1)
+    folders = assign(["ann"], tmp_path / "term" / "week 3", Design(), seed=1).folders
     assert folders == [tmp_path / "term" / "week 3" / "ann"]
-    assert {p.name for p in folders[0].iterdir()} == FILES
+    assert {p.name for p in folders[0].iterdir()} == HANDED
 
 
 def test_no_student_writes_nothing(tmp_path):
-    assert assign([], tmp_path / "out", Design(), seed=1) == []
+    assert assign([], tmp_path / "out", Design(), seed=1).folders == []
     assert not (tmp_path / "out").exists()
 
 
 def test_precision_reaches_the_worksheet_and_key(tmp_path):
-    folder = assign(["ann"], tmp_path, Design(precision=3), seed=1)[0]
+    folder = assign(["ann"], tmp_path, Design(precision=3), seed=1).folders[0]
     assert "Round every intermediate to 3 decimals" in (folder / "worksheet.md").read_text(encoding="utf-8")
-    assert json.loads((folder / "key.json").read_text(encoding="utf-8"))["precision"] == 3
+    assert json.loads(key_of(folder, "key.json").read_text(encoding="utf-8"))["precision"] == 3
 
 
 def test_the_assign_command_then_check_marks_each_folder(attntrace, tmp_path):
@@ -561,17 +659,17 @@ def test_the_assign_command_then_check_marks_each_folder(attntrace, tmp_path):
     out = tmp_path / "class"
     r = attntrace("assign", roster, "--seed", "3", "--heads", "2", "--d-k", "4", "--d-v", "2", "--mask", "causal",
                   "--scale", "--precision", "3", "-o", out)
-    assert r.code == 0 and r.out == "" and "wrote 2 folders" in r.err
+    assert r.code == 0 and r.out == "" and "wrote 2 student folders" in r.err and str(out / "keys") in r.err
     for student in ("ana", "ben"):
         problem = json.loads((out / student / "problem.json").read_text())
         assert problem["heads"] == 2 and problem["mask"] == ["causal"] and problem["scale"] is True
-        (out / student / "answers.json").write_text((out / student / "key.json").read_text())
+        (out / student / "answers.json").write_text((out / "keys" / student / "key.json").read_text())
     r = attntrace("check", out / "ana" / "answers.json", out / "ben" / "answers.json", "--format", "json")
     assert r.code == 0 and all(s["passed"] and s["precision"] == 3 for s in json.loads(r.out)["sheets"])
     again = tmp_path / "again"
     attntrace("assign", roster, "--seed", "3", "--heads", "2", "--d-k", "4", "--d-v", "2", "--mask", "causal",
               "--scale", "--precision", "3", "-o", again)
-    assert (again / "ben" / "key.md").read_text() == (out / "ben" / "key.md").read_text()
+    assert (again / "keys" / "ben" / "key.md").read_text() == (out / "keys" / "ben" / "key.md").read_text()
 
 
 def test_the_assign_command_reports_a_bad_roster_in_one_line(attntrace, tmp_path):
@@ -585,3 +683,98 @@ def test_the_assign_command_reports_a_bad_roster_in_one_line(attntrace, tmp_path
 def test_an_id_windows_cannot_make_a_folder_of_is_refused(student):
     assert assign_module.id_problem(student) is not None
     assert assign_module.id_problem("x" + student.replace(":", "_").replace("?", "").rstrip(".")) is None
+
+
+# --- a hostile roster, class folder or file system ------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(line=st.text(max_size=12))
+def test_any_roster_line_is_an_id_or_one_printable_line_naming_it(tmp_path_factory, line):
+    path = roster(tmp_path_factory.mktemp("r"), f"ann\n{line}\n".encode("utf-8", "surrogatepass"))
+    try:
+        students = read_roster(path)
+    except AttntraceError as e:
+        assert "\n" not in str(e) and str(e).isprintable() and str(e).startswith(path)
+    else:
+        assert all(assign_module.id_problem(s) is None for s in students)
+
+
+def test_a_roster_over_the_class_size_is_refused_before_anything_is_drawn(tmp_path, monkeypatch):
+    monkeypatch.setattr(assign_module, "MAX_STUDENTS", 3)
+    assert read_roster(roster(tmp_path, "a\nb\nc\n")) == ["a", "b", "c"]
+    assert "4 student ids, over the 3" in error(roster(tmp_path, "a\nb\nc\nd\n"))
+
+
+@pytest.mark.parametrize("kind", ["file", "device"])
+def test_a_class_folder_inside_a_file_names_the_file(tmp_path, kind):
+    above = tmp_path / "roster.txt" if kind == "file" else Path(os.devnull)
+    if kind == "file":
+        above.write_text("ann\n", encoding="utf-8")
+    with pytest.raises(AttntraceError) as e:
+        assign(["ann"], above / "class", Design(), seed=1)
+    assert str(e.value).startswith(f"{above}: is a ") and "cannot be made" in str(e.value)
+
+
+def test_a_folder_there_already_for_the_same_id_in_another_case_is_refused(tmp_path):
+    assign(["ann"], tmp_path, Design(), seed=1)
+    with pytest.raises(AttntraceError) as e:
+        assign(["Ann"], tmp_path, Design(), seed=1)
+    assert str(e.value).startswith(f"{tmp_path / 'ann'}: is there already") and 'write the id as "ann"' in str(e.value)
+    assert not (tmp_path / "Ann").exists()
+
+
+def test_ctrl_c_while_writing_leaves_nothing_behind(tmp_path, monkeypatch):
+    real, done = os.replace, []
+
+    def interrupt_fourth(src, dst):
+        if len(done) == 3:
+            raise KeyboardInterrupt
+        done.append(dst)
+        real(src, dst)
+
+    monkeypatch.setattr(assign_module.os, "replace", interrupt_fourth)
+    with pytest.raises(KeyboardInterrupt):
+        assign(ROSTER, tmp_path / "out", Design(), seed=1)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_that_cannot_be_made_is_one_line_and_nothing_is_written(tmp_path, monkeypatch):
+    real = Path.mkdir
+
+    def read_only(self, *args, **kwargs):
+        if self.name == "bo":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    with pytest.raises(AttntraceError) as e:
+        assign(ROSTER, tmp_path / "out", Design(), seed=1)
+    assert str(e.value) == f"{tmp_path / 'out' / 'bo'}: cannot write (Permission denied); nothing was written"
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_huge_file_where_a_problem_goes_is_refused_unread(tmp_path, monkeypatch):
+    (tmp_path / "ann").mkdir()
+    with open(tmp_path / "ann" / "problem.json", "wb") as f:
+        f.truncate(3_000_000)
+    monkeypatch.setenv("ATTNTRACE_MAX_MB", "1")
+    with pytest.raises(AttntraceError, match="over the 1 MB cap"):
+        assign(["ann"], tmp_path, Design(), seed=1)
+    assert {p.name for p in tmp_path.rglob("*")} == {"ann", "problem.json"}
+
+
+def test_ids_named_as_csv_files_are_students_not_a_problem_or_a_sheet(tmp_path, attntrace):
+    assign(["x.csv", "q.csv", "ann"], tmp_path, Design(), seed=1)
+    r = attntrace("check", tmp_path, "--format", "json")
+    sheets = [Path(s["sheet"]).parent.name for s in json.loads(r.out)["sheets"]]
+    assert r.code == 1 and sheets == ["ann", "q.csv", "x.csv"], r.err
+
+
+def test_keys_left_in_a_students_folder_by_an_earlier_layout_are_pointed_out(tmp_path):
+    folder = assign(["ann", "bo"], tmp_path, Design(), seed=1).folders[0]
+    key_of(folder).rename(folder / "key.json")  # where keys used to go
+    done = assign(["ann", "bo"], tmp_path, Design(), seed=1)
+    assert done.exposed == [folder / "key.json"] and key_of(folder).exists()
+    assert f"1 key in students' own folders ({folder / 'key.json'} ...)" in done.summary()
+    assert "note" not in assign(["ann", "bo"], tmp_path / "fresh", Design(), seed=1).summary()

@@ -481,8 +481,8 @@ def test_every_student_of_an_assigned_class_is_marked(attntrace, tmp_path):
     roster.write_text("ana\nben\ncai\n")
     room = tmp_path / "class"
     attntrace("assign", roster, "--seed", "5", "-o", room)
-    (room / "ana" / "answers.json").write_text((room / "ana" / "key.json").read_text())
-    (room / "ben" / "worksheet.md").write_text((room / "ben" / "key.md").read_text())  # filled in place
+    (room / "ana" / "answers.json").write_text((room / "keys" / "ana" / "key.json").read_text())
+    (room / "ben" / "worksheet.md").write_text((room / "keys" / "ben" / "key.md").read_text())  # filled in place
     book = tmp_path / "g.csv"
     r = attntrace("check", room, "--gradebook", book)
     rows = {row["sheet"].split("/")[-2]: row for row in csv.DictReader(book.open(encoding="utf-8"))}

@@ -270,7 +270,7 @@ def test_new_with_a_hundred_billion_tokens_is_one_line(attntrace):
         pytest.skip("this platform does not say how much memory it has")
     r = attntrace("new", "--tokens", "100000000000")  # sizes are options: a usage error
     assert r.code == 2 and r.out == "" and r.err.count("\n") == 1
-    assert "new: a problem of 100,000,000,000 inputs" in r.err and "this machine has available" in r.err
+    assert "new: --tokens 100000000000: a problem of 100,000,000,000 inputs" in r.err and "this machine has available" in r.err
 
 
 def test_random_problem_refuses_before_drawing(monkeypatch):

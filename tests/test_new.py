@@ -112,6 +112,27 @@ def test_float_inits_are_scaled_and_say_nothing_of_it(attntrace, init, tmp_path)
     assert json.loads(path.read_text())["scale"] is True
 
 
+@pytest.mark.parametrize("init, flag, scaled", [("integers", "--scale", True), ("normal", "--no-scale", False),
+                                               ("integers", "--no-scale", False), ("xavier", "--scale", True)])
+def test_scale_and_no_scale_as_assign_has_them(attntrace, init, flag, scaled):
+    doc, r = _new(attntrace, "--init", init, "--seed", "2", flag)
+    assert doc["scale"] is scaled and ('"scale" is false' in r.err) is (init == "integers" and not scaled)
+    again, _ = _new(attntrace, "--init", init, "--seed", "2")
+    assert {k: v for k, v in doc.items() if k != "scale"} == {k: v for k, v in again.items() if k != "scale"}
+
+
+@pytest.mark.parametrize("command", ["new", "assign"])
+@pytest.mark.parametrize("args, named", [(["--tokens", "100000000000"], "--tokens 100000000000: "),
+                                         (["-n", "100000", "--d-model", "100000"], "--tokens 100000 --d-model 100000: "),
+                                         (["--heads", "2", "--d-k", "3"], "--d-k 3 --heads 2: ")])
+def test_sizes_too_big_or_that_do_not_fit_name_their_options(attntrace, tmp_path, command, args, named):
+    (tmp_path / "roster.txt").write_text("ann\n", encoding="utf-8")
+    where = ["new"] if command == "new" else ["assign", tmp_path / "roster.txt", "--seed", "1", "-o", tmp_path / "c"]
+    r = attntrace(*where, *args)
+    assert r.code == 2 and r.out == "" and r.err.count("\n") == 1 and r.err.startswith(f"attntrace: {command}: {named}")
+    assert not (tmp_path / "c").exists()
+
+
 def test_the_one_hot_note_comes_exactly_when_every_row_is_one_hot(attntrace):
     said = 0
     for seed in range(12):

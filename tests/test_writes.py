@@ -223,7 +223,7 @@ def test_check_never_writes_over_the_problem_beside_a_sheet(attntrace, tmp_path)
     roster.write_text("ann\n")
     room = tmp_path / "class"
     attntrace("assign", roster, "--seed", "7", "-o", room)
-    (room / "ann" / "answers.json").write_text((room / "ann" / "key.json").read_text())
+    (room / "ann" / "answers.json").write_text((room / "keys" / "ann" / "key.json").read_text())
     before = (room / "ann" / "problem.json").read_bytes()
     assert attntrace("check", room, "--gradebook", room / "ann" / "problem.json").code == 2
     assert attntrace("check", room / "ann" / "answers.json", "--gradescope", room / "ann" / "problem.json").code == 2
@@ -231,8 +231,8 @@ def test_check_never_writes_over_the_problem_beside_a_sheet(attntrace, tmp_path)
 
 
 def test_assign_never_writes_over_its_roster_and_needs_a_folder(attntrace, tmp_path):
-    (tmp_path / "r" / "ann").mkdir(parents=True)
-    roster = tmp_path / "r" / "ann" / "key.md"
+    (tmp_path / "r" / "keys" / "ann").mkdir(parents=True)
+    roster = tmp_path / "r" / "keys" / "ann" / "key.md"
     roster.write_text("ann\n")
     assert attntrace("assign", roster, "--seed", "1", "-o", tmp_path / "r").code == 2 and roster.read_text() == "ann\n"
     r = attntrace("assign", roster, "--seed", "1", "-o", "")

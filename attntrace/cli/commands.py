@@ -223,6 +223,21 @@ DkOpt = Annotated[Optional[int], typer.Option("--d-k", min=1, show_default=False
 DvOpt = Annotated[Optional[int], typer.Option("--d-v", min=1, show_default=False, help=(
     "Size of values, every head's columns together. Default: 3 per head."))]
 SizeHeadsOpt = Annotated[int, typer.Option("--heads", min=1, help="Number of heads; must divide d_k and d_v.")]
+DrawnScaleOpt = Annotated[Optional[bool], typer.Option(
+    "--scale/--no-scale", help="Divide the scores by sqrt(d_k), or not. Default: not for integers, else divide.",
+    show_default=False)]
+SIZE_FLAGS = {"tokens": "--tokens", "d_model": "--d-model", "d_k": "--d-k", "d_v": "--d-v", "heads": "--heads",
+              "kv_heads": "--kv-heads"}
+
+
+def _sizes_given() -> str:
+    """the size options given on the command line ("--tokens 100000000000: "), to name in an error they cause"""
+    context = click.get_current_context()
+    given = [f"{flag} {context.params[name]}" for name, flag in SIZE_FLAGS.items()
+             if context.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE]
+    return f"{' '.join(given)}: " if given else ""
+
+
 InitOpt = Annotated[str, typer.Option("--init", click_type=click.Choice(["integers", "normal", "xavier", "kaiming"]),
                                       help="integers (small whole numbers to work by hand; not scaled), normal "
                                            "(N(0, 1/d_model)), xavier or kaiming (as networks start them): the last "
@@ -375,9 +390,12 @@ def new(
                                                         "scores.")] = False,
     softcap: Annotated[Optional[float], typer.Option("--softcap", callback=lambda v: _finite_positive(v), show_default=False,
                                                      help="Soft-cap the scores: c · tanh(score / c).")] = None,
+    scale: DrawnScaleOpt = None,
     output: OutputOpt = None,
 ) -> None:
     """Write a ready-to-edit problem with random weights."""
+    from dataclasses import replace
+
     from attntrace.model.contract import problem_to_dict
     from attntrace.model.generate import notes, random_problem
 
@@ -388,7 +406,9 @@ def new(
         problem = random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init, seed=seed,
                                  tokens=names, kv_heads=kv_heads, rope=rope, alibi=alibi, softcap=softcap)
     except AttntraceError as e:
-        raise AttntraceError(f"new: {e}", exit_code=2) from None  # every size comes from an option
+        raise AttntraceError(f"new: {_sizes_given()}{e}", exit_code=2) from None  # every size comes from an option
+    if scale is not None:
+        problem = replace(problem, scale=scale)
     env = _env()
     show(env, Document(data=problem_to_dict(problem)), OutputOptions(format="json", output=output))
     for note in notes(problem, init):
@@ -564,14 +584,17 @@ def assign(
     tokens: TokensOpt = 3, d_model: DModelOpt = 4, d_k: DkOpt = None, d_v: DvOpt = None, heads: SizeHeadsOpt = 1,
     init: InitOpt = "integers",
     mask: MaskNoPaddingOpt = None, window: WindowOpt = None,
-    scale: Annotated[Optional[bool], typer.Option(
-        "--scale/--no-scale", help="Divide the scores by sqrt(d_k). Default: as new does (not for integers).",
-        show_default=False)] = None,
+    scale: DrawnScaleOpt = None,
     precision: Annotated[int, typer.Option("--precision", "-p", min=0, max=12,
                                            help="The rounding the worksheets ask students to carry.")] = 2,
 ) -> None:
-    """Write a different problem, worksheet and key for every student of a roster."""
-    from attntrace.homework.assign import HANDOUTS, Design, read_roster
+    """Write a different problem, worksheet and key for every student of a roster.
+
+    The keys go apart, in the class folder's keys/ folder; a file already there (a worksheet filled in) is never
+    replaced: a second run writes only what is missing, such as a new student's folder.
+    """
+    from attntrace.files import paths
+    from attntrace.homework.assign import Design, places, problem_for, read_roster
     from attntrace.homework.assign import assign as write_class
 
     env = _env()
@@ -583,11 +606,13 @@ def assign(
     if str(output) in ("", "."):
         raise typer.BadParameter("give the class folder to write, such as -o class", param_hint="--output")
     students = read_roster(roster)
-    distinct([("-o", output / s / name) for s in students for name in HANDOUTS], [roster])
-    folders = write_class(students, output, design, seed)
-    env.message(f"wrote {len(folders)} folder{'s' * (len(folders) != 1)} in {output}: problem.json, worksheet.md, "
-                "key.json and key.md each; "
-                f"mark them with attntrace check {output}")
+    try:
+        problem_for(design, seed, students[0])  # what the options ask for is refused as theirs, before a file is looked at
+    except AttntraceError as e:
+        raise AttntraceError(f"assign: {_sizes_given()}{str(e).removeprefix('assign: ')}", exit_code=2) from None
+    paths.kind(output)  # a link loop is named as the folder given, before any of the paths inside it
+    distinct([("-o", path) for s in students for path in places(output, s).values()], [roster])
+    env.message(write_class(students, output, design, seed).summary())
 
 
 # the options `model` and `bert` share

@@ -9,18 +9,25 @@ import json
 import os
 import tempfile
 import unicodedata
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attntrace.errors import AttntraceError
+from attntrace.files import paths
 from attntrace.model.problem import Problem
 
 if TYPE_CHECKING:
     from _csv import Reader
 
 MAX_ID = 100
-HANDOUTS = ("problem.json", "worksheet.md", "key.json", "key.md")  # what each student's folder gets
+MAX_STUDENTS = 10_000  # a class folder's worth; a bigger roster is split, one folder for each part
+MAX_ID_BYTES = 255  # the longest folder name most file systems allow, in UTF-8 bytes
+HANDOUTS = ("problem.json", "worksheet.md")  # what each student's folder gets, to be handed out
+KEYS = "keys"  # the class folder's folder of keys, one folder per student, kept back when the others are handed out
+KEY_FILES = ("key.json", "key.md")
+FILES = (*HANDOUTS, *KEY_FILES)
 MAX_PRECISION = 12
 
 
@@ -33,6 +40,9 @@ def read_roster(path: str) -> list[str]:
 
     text = read_text(path)
     rows = _csv_rows(text, path) if _is_csv(path, text) else _plain_rows(text)
+    if len(rows) > MAX_STUDENTS:
+        raise AttntraceError(f"{path}: {len(rows):,} student ids, over the {MAX_STUDENTS:,} a class folder takes; split "
+                             "the roster, and give each part a folder of its own")
     seen: dict[str, tuple[int, str]] = {}
     for line, student in rows:
         problem = id_problem(student)
@@ -120,7 +130,7 @@ WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"{d}{n}" for d in ("COM", "LPT
 
 
 def id_problem(student: str) -> str | None:
-    """why this id cannot be a folder name, or None when it can"""
+    """why this id cannot be a folder name, or would not read back the same from its worksheet; None when it can"""
     if not student:
         return "is empty"
     if student in (".", ".."):
@@ -129,15 +139,41 @@ def id_problem(student: str) -> str | None:
         return "contains / or \\, which would make it a path, not a folder name"
     if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in student):
         return "contains a control character or line break"
+    hidden = next((c for c in student if unicodedata.category(c) in ("Cf", "Co", "Cn", "Cs")), None)
+    if hidden is not None:
+        return (f"contains the invisible character U+{ord(hidden):04X} (a direction mark, zero-width or unassigned "
+                "character), which would look like another id; take it out")
+    odd = next((c for c in student if unicodedata.category(c) == "Zs" and c != " "), None)
+    if odd is not None:
+        return f"contains U+{ord(odd):04X}, a space that is not a plain one; type a plain space"
     if student != student.strip():
         return "starts or ends with a space"
+    if student.startswith("."):
+        return "starts with a dot, which hides its folder (check skips hidden folders); take the dot off"
     if any(c in student for c in ':*?"<>|'):
         return 'contains one of : * ? " < > |, which Windows does not allow in a folder name'
     if student.split(".")[0].upper() in WINDOWS_DEVICES or student.endswith("."):
         return "is a name Windows keeps for itself (CON, NUL, COM1 ..., or a name ending in a dot)"
     if len(student) > MAX_ID:
         return f"is {len(student)} characters long, over {MAX_ID}"
-    return None
+    if len(student.encode("utf-8")) > MAX_ID_BYTES:
+        return f"is {len(student.encode('utf-8'))} bytes long in UTF-8, over the {MAX_ID_BYTES} a folder name may have"
+    if _folded(student) == KEYS:
+        return f"is the name of the folder the answer keys go in ({KEYS}/); write it another way, such as {KEYS}-1"
+    return _read_back(student)
+
+
+def _read_back(student: str) -> str | None:
+    """why the id would come back changed from its worksheet's Name line (and so the gradebook), or None"""
+    from attntrace.homework.filled import _student as read_name  # how check reads the name line
+    from attntrace.homework.worksheet import name_line
+
+    back = read_name([name_line(student, markdown=True)])
+    if back == student:
+        return None
+    if back == unicodedata.normalize("NFC", student):
+        return "is in decomposed Unicode (an accent typed as a character of its own); save the roster composed (NFC)"
+    return f"would read back from its worksheet's Name line as {_show(back or '')}; write it that way"
 
 
 def _folded(student: str) -> str:
@@ -146,8 +182,11 @@ def _folded(student: str) -> str:
 
 
 def _show(student: str) -> str:
-    """an id quoted on one line, control characters escaped"""
-    return json.dumps(student, ensure_ascii=False)
+    """an id quoted on one line, every character that does not show itself (a control, a direction mark, a zero-width
+    or an unusual space) escaped"""
+    return "".join(c if c == " " or (c.isprintable() and not c.isspace()) else
+                   f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
+                   for c in json.dumps(student, ensure_ascii=False))
 
 
 # --- each student's problem ---------------------------------------------------------------------------------------
@@ -224,30 +263,90 @@ def files_for(design: Design, seed: int, student: str) -> dict[str, str]:
 # --- writing the folders ------------------------------------------------------------------------------------------
 
 
-def assign(students: list[str], out: Path, design: Design, seed: int) -> list[Path]:
-    """write out/<id>/ for every student and return the folders; all or nothing, and other files left alone"""
+def places(out: Path, student: str) -> dict[str, Path]:
+    """where each of the student's files goes: the handouts in out/<id>/, the keys apart in out/keys/<id>/"""
+    return {name: out / (KEYS if name in KEY_FILES else "") / student / name for name in FILES}
+
+
+@dataclass
+class Assigned:
+    """what a run wrote: every student's folder, and the files already there, which are never replaced"""
+
+    out: Path
+    folders: list[Path]
+    written: list[Path]
+    kept: dict[str, list[Path]]  # by student: their files that were there before, left as they were
+    exposed: list[Path]  # keys in a student's own folder, from a run that wrote them there: to move before handing out
+
+    def summary(self) -> str:
+        """what was written where, what was kept, and how to mark it: a teacher's next steps"""
+        from attntrace.words import plural
+
+        new = len(self.folders) - len(self.kept)
+        lines = [f"wrote {plural(new, 'student folder')} in {self.out} (problem.json and worksheet.md each, to hand "
+                 f"out) and their keys apart in {self.out / KEYS} (key.json and key.md each: keep that folder back)"]
+        if self.kept:
+            names = [_show(student) for student in self.kept]
+            shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+            added = sum(path.parent.name in self.kept for path in self.written)
+            lines.append(f"kept every file already there as it was, for {plural(len(names), 'student')} ({shown}); "
+                         + (f"wrote only the {plural(added, 'missing file')}" if added else "none was missing"))
+        if self.exposed:
+            lines.append(f"note: {plural(len(self.exposed), 'key')} in students' own folders ({self.exposed[0]} ...), "
+                         f"where the students would see them; move them into {self.out / KEYS} before handing out")
+        lines.append(f"mark them with attntrace check {self.out}")
+        return "\n".join(lines)
+
+
+def assign(students: list[str], out: Path, design: Design, seed: int) -> Assigned:
+    """write out/<id>/ and out/keys/<id>/ for every student: only the files missing, never one already there (a
+    filled-in worksheet is the student's work); all or nothing"""
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise AttntraceError(f"{out}: is a file; give a folder (new or existing) for the students' folders")
+    _check_out(out)
     _check_ids(students)
-    texts = {student: files_for(design, seed, student) for student in students}
-    targets = {out / student / name: text for student, files in texts.items() for name, text in files.items()}
-    _refuse_in_the_way(out, students, targets)
-    created: list[Path] = []
-    temps: dict[Path, Path] = {}
-    try:
+    _check_case(out, students)
+    kept: dict[str, list[Path]] = {}
+
+    def missing() -> Iterator[tuple[Path, str]]:
+        """each student's files not there yet, one student at a time, so that a big class is never all in memory"""
         for student in students:
-            created.extend(_make_folder(out / student))
-        for target, text in targets.items():
-            temps[target] = _write_temp(target, text)
-        for target, temp in temps.items():
-            os.replace(temp, target)
-    except BaseException as e:
-        _clean_up(temps, created)
-        if isinstance(e, OSError):
-            raise AttntraceError(f"{e.filename or out}: cannot write ({e.strerror or e})") from None
-        raise
-    return [out / student for student in students]
+            where = places(out, student)
+            files = {where[name]: text for name, text in files_for(design, seed, student).items()}
+            there = _already_there(out, student, files)
+            if there:
+                kept[student] = there
+            yield from ((target, text) for target, text in files.items() if target not in there)
+
+    written = _write(out, missing())
+    exposed = [out / student / name for student in students for name in KEY_FILES if paths.is_file(out / student / name)]
+    return Assigned(out, [out / student for student in students], written, kept, exposed)
+
+
+def _check_out(out: Path) -> None:
+    """the class folder, or else the nearest folder above it that is there, must be a folder"""
+    for p in (out, *out.parents):
+        found = _kind(p)
+        if found == "directory":
+            return
+        if found != "missing":
+            what = "a file" if found == "file" else "a device or pipe"
+            raise AttntraceError(f"{out}: is {what}; give a folder (new or existing) for the students' folders" if p == out
+                                 else f"{p}: is {what}, so the folder {out} cannot be made in it; give another folder")
+
+
+def _check_case(out: Path, students: list[str]) -> None:
+    """a folder already there that is a student's but for case: one folder on Windows and macOS, two elsewhere"""
+    if paths.kind(out) != "directory":
+        return
+    try:
+        there = {_folded(p.name): p.name for p in out.iterdir()}
+    except OSError as e:
+        raise AttntraceError(f"{out}: cannot be read ({e.strerror or e}); check its permissions") from None
+    for student in students:
+        other = there.get(_folded(student), student)
+        if unicodedata.normalize("NFC", other) != student:  # macOS may list a name decomposed: the same folder
+            raise AttntraceError(f"{out / other}: is there already, and student id {_show(student)} differs from it only "
+                                 f"in case (one folder on Windows and macOS); write the id as {_show(other)}")
 
 
 def _check_ids(students: list[str]) -> None:
@@ -262,19 +361,76 @@ def _check_ids(students: list[str]) -> None:
             raise AttntraceError(f"assign: student id {_show(student)} is given twice{_case(first, student)}")
 
 
-def _refuse_in_the_way(out: Path, students: list[str], targets: dict[Path, str]) -> None:
-    """a file where a student's folder goes, or a folder where a file goes: say so before anything is written"""
-    for folder in (out / student for student in students):
-        if folder.exists() and not folder.is_dir():
-            raise AttntraceError(f"{folder}: is a file, but the student's files go in a folder of that name")
-    for target in targets:
-        if target.is_dir():
-            raise AttntraceError(f"{target}: is a folder, but assign writes a file of that name")
+def _already_there(out: Path, student: str, files: dict[Path, str]) -> list[Path]:
+    """the student's files already written, which are kept as they are; refused when they come from another run
+    (another seed or options), so that a class never mixes two, and when anything is in the way"""
+    for folder in (out / student, out / KEYS, out / KEYS / student):
+        if _kind(folder) not in ("directory", "missing"):
+            raise AttntraceError(f"{folder}: is a file, but assign writes a folder of that name; move it away")
+    there = []
+    for target, text in files.items():
+        found = _kind(target)
+        if found == "missing":
+            continue
+        if found != "file":
+            raise AttntraceError(f"{target}: is a {'folder' if found == 'directory' else 'device or pipe'}, but "
+                                 "assign writes a file of that name; move it away")
+        there.append(target)
+        if target.name != "worksheet.md" and _text(target) != text:
+            raise AttntraceError(f"{target}: made with another seed or other options than this run's (nothing was "
+                                 "written); give the first run's --seed and options, or another -o folder")
+    if there and all(t.name == "worksheet.md" for t in there) and _text(there[0]) != files[there[0]]:
+        raise AttntraceError(f"{there[0]}: filled in, but its problem.json and keys are gone, so assign cannot tell "
+                             "which problem it answers (nothing was written); put them back, or move the folder away")
+    return there
+
+
+def _kind(path: Path) -> str:
+    """paths.kind, with a symbolic link to nothing (where mkdir and the writes would fail) one clear error"""
+    found = paths.kind(path)
+    if found == "missing" and os.path.lexists(path):
+        raise AttntraceError(f"{path}: a symbolic link to nothing; remove it, or make what it leads to")
+    return found
+
+
+def _text(path: Path) -> str | None:
+    """a file assign wrote, as it reads now; None when it is not text assign writes (not UTF-8)"""
+    paths.regular_file(path, "a file assign writes")  # a huge file or a device is one clear error, never read
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    except OSError as e:
+        raise AttntraceError(f"{path}: cannot be read ({e.strerror or e}); nothing was written") from None
+
+
+def _write(out: Path, texts: Iterable[tuple[Path, str]]) -> list[Path]:
+    """each text in its file, none of which is there yet, and the files written; on any failure (or a refusal while
+    the texts are drawn) every file and folder made is removed again"""
+    created: list[Path] = []
+    made: set[Path] = set()
+    temps: dict[Path, Path] = {}
+    moved: list[Path] = []
+    try:
+        for target, text in texts:
+            if target.parent not in made:
+                created.extend(_make_folder(target.parent))
+                made.add(target.parent)
+            temps[target] = _write_temp(target, text)
+        for target, temp in temps.items():
+            os.replace(temp, target)
+            moved.append(target)
+    except BaseException as e:
+        _clean_up([*temps.values(), *moved], created)
+        if isinstance(e, OSError):
+            raise AttntraceError(f"{e.filename or out}: cannot write ({e.strerror or e}); nothing was written") from None
+        raise
+    return list(temps)
 
 
 def _make_folder(folder: Path) -> list[Path]:
     """create the folder and any parents; return those created, outermost first, to remove again on failure"""
-    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    missing = [p for p in (folder, *folder.parents) if _kind(p) == "missing"]
     folder.mkdir(parents=True, exist_ok=True)
     return list(reversed(missing))
 
@@ -301,11 +457,11 @@ def _umask() -> int:
     return mask
 
 
-def _clean_up(temps: dict[Path, Path], created: list[Path]) -> None:
-    """remove the temporary files, then the folders this run made if they are still empty"""
-    for temp in temps.values():
+def _clean_up(files: list[Path], created: list[Path]) -> None:
+    """remove the files this run made, then the folders it made if they are empty again"""
+    for file in files:
         try:
-            temp.unlink(missing_ok=True)
+            file.unlink(missing_ok=True)
         except OSError:
             pass
     for folder in reversed(created):

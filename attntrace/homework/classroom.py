@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attntrace.errors import AttntraceError
+from attntrace.files import paths
 from attntrace.homework import sheet as sheets
+from attntrace.homework.assign import KEYS
 from attntrace.homework.marking import Marker, Report, Rule
 from attntrace.model import intermediates
 from attntrace.model.problem import Problem
@@ -20,14 +22,13 @@ ANSWER_CSVS = tuple(f"{key}.csv" for key in intermediates.KEYS)
 def is_problem(path: str) -> bool:
     """a problem file: a JSON object with x, an .npz, or a directory with x.csv or x.npy"""
     p = Path(path)
-    if path == "-" or not p.exists():
+    found = "missing" if path == "-" else paths.kind(p)
+    if found == "directory":
+        return _has(p, "x.csv", "x.npy")
+    if found != "file" or p.suffix.lower() not in (".npz", ".json"):
         return False
-    if p.is_dir():
-        return (p / "x.csv").exists() or (p / "x.npy").exists()
     if p.suffix.lower() == ".npz":
         return True
-    if p.suffix.lower() != ".json":
-        return False
     from attntrace.files import jsonfile
     from attntrace.files.text import read_text
 
@@ -38,23 +39,27 @@ def is_problem(path: str) -> bool:
     return isinstance(data, dict) and "x" in data
 
 
+def _has(folder: Path, *names: str) -> bool:
+    """whether the folder holds a file of any of these names (a folder so named, a student's, does not count)"""
+    return any(paths.is_file(folder / name) for name in names)
+
+
 def _is_csv_sheet(p: Path) -> bool:
-    return any((p / name).exists() for name in ANSWER_CSVS)
+    return _has(p, *ANSWER_CSVS)
 
 
 def expand(path: str) -> list[str]:
-    """a sheet, or every sheet in a class directory (and in its students' folders, one level down)"""
+    """a sheet, or every sheet in a class directory (and in its students' folders, one level down; not in the keys
+    folder `assign` writes)"""
     p = Path(path)
-    if path == "-" or not p.is_dir() or _is_csv_sheet(p):
+    if path == "-" or not paths.is_dir(p) or _is_csv_sheet(p):
         return [path]
     found = []
-    for child in sorted(p.iterdir()):
-        if child.name.startswith("."):
-            continue
-        if child.is_dir():
+    for child in _listed(p):
+        if paths.is_dir(child):
             if _is_csv_sheet(child):
                 found.append(str(child))
-            elif not is_problem(str(child)):
+            elif child.name != KEYS and not is_problem(str(child)):
                 found.extend(_student_folder(child))
         elif _sheet_file(child):
             found.append(str(child))
@@ -63,17 +68,27 @@ def expand(path: str) -> list[str]:
     return found
 
 
+def _listed(folder: Path) -> list[Path]:
+    """what the folder holds but hidden files, in order; a folder that cannot be listed is one clear error"""
+    try:
+        return [child for child in sorted(folder.iterdir()) if not child.name.startswith(".")]
+    except OSError as e:
+        raise AttntraceError(f"{folder}: cannot be read ({e.strerror or e}); check its permissions", exit_code=2) from None
+
+
 def _student_folder(folder: Path) -> list[str]:
     """a student's sheets; with none, the worksheet they were handed (filled in place, or blank: not answered)"""
-    sheets = [str(f) for f in sorted(folder.iterdir()) if _sheet_file(f)]
+    sheets = [str(f) for f in _listed(folder) if _sheet_file(f)]
     if sheets:
         return sheets
     handed = [folder / name for name in ("worksheet.md", "worksheet.txt")]
-    return [str(f) for f in handed if f.is_file()][:1]
+    return [str(f) for f in handed if paths.is_file(f)][:1]
 
 
 def _sheet_file(p: Path) -> bool:
-    return p.is_file() and p.suffix.lower() in SHEET_SUFFIXES and p.name not in NOT_SHEETS and not p.name.startswith(".")
+    """a file named as a sheet; a link to nothing too, to be listed as a sheet that cannot be read"""
+    return (p.suffix.lower() in SHEET_SUFFIXES and p.name not in NOT_SHEETS and not p.name.startswith(".")
+            and paths.kind(p) in ("file", "missing"))
 
 
 def split(paths: list[str], problem: str | None) -> tuple[str | None, list[str]]:
@@ -92,15 +107,16 @@ def split(paths: list[str], problem: str | None) -> tuple[str | None, list[str]]
 
 
 def beside(sheet: str) -> str | None:
-    """the problem.json in a sheet's folder (or a CSV sheet's own directory), else in the folder above it"""
+    """the problem.json in a sheet's folder (or a CSV sheet's own directory), else in the folder above it; for a key in
+    the keys folder `assign` writes (keys/<id>/key.json), the one in the student's folder (<id>/problem.json)"""
     if sheet == "-":
         return None
     p = Path(sheet)
-    for candidate in ((p / "problem.json") if p.is_dir() else None, p.parent / "problem.json",
-                      p.parent.parent / "problem.json"):
-        if candidate is not None and candidate.exists():
-            return str(candidate)
-    return None
+    folder = p if paths.is_dir(p) else None
+    candidates = [folder / "problem.json" if folder else None, p.parent / "problem.json", p.parent.parent / "problem.json"]
+    if p.parent.parent.name == KEYS:
+        candidates.append(p.parent.parent.parent / p.parent.name / "problem.json")
+    return next((str(c) for c in candidates if c is not None and paths.kind(c) != "missing"), None)
 
 
 @dataclass

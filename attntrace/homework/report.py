@@ -12,7 +12,7 @@ import numpy as np
 
 from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, WRONG, Item, Report
 from attntrace.model.maths import round_half_up
-from attntrace.render.escape import visible
+from attntrace.render.escape import spreadsheet, visible
 from attntrace.words import plural
 
 if TYPE_CHECKING:
@@ -160,10 +160,10 @@ def gradebook(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
     writer.writerow(["sheet", "student", "score", "max_score", *columns, "diagnosis"])
     for report in reports:
         verdicts = {_column(item): _gradebook_verdict(item) for item in report.items}
-        writer.writerow([_cell(report.sheet), _cell(report.student or ""), _points(report.score),
-                         _points(report.max_score), *(verdicts.get(c, "") for c in columns), _cell(_diagnosis(report))])
+        writer.writerow([spreadsheet(report.sheet), spreadsheet(report.student or ""), _points(report.score),
+                         _points(report.max_score), *(verdicts.get(c, "") for c in columns), spreadsheet(_diagnosis(report))])
     for sheet, error in unreadable:
-        writer.writerow([_cell(sheet), "", "0", "", *("" for _ in columns), _cell(f"cannot be read: {error}")])
+        writer.writerow([spreadsheet(sheet), "", "0", "", *("" for _ in columns), spreadsheet(f"cannot be read: {error}")])
     return buffer.getvalue()
 
 
@@ -178,12 +178,6 @@ def _diagnosis(report: Report) -> str:
     if report.diagnosis:
         return report.diagnosis
     return NO_DIAGNOSIS if any(item.verdict == WRONG for item in report.items) else ""
-
-
-def _cell(value: str) -> str:
-    """a text cell a spreadsheet shows and never runs as a formula"""
-    value = visible(value)
-    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 
 
 def summary(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:

@@ -60,7 +60,7 @@ def intro(t: Trace, precision: int, key: bool, markdown: bool, student: str | No
              if t.problem.scale is False else f"divide the scores by {t.problem.scale:g}")
     which = f"input {t.query} only (steps 4 to 7)" if t.query is not None else "every input"
     setting = " ".join(settings(t))
-    who = NAME_LINE if student is None else f"Name: {markdown_text(student) if markdown else visible(student)}"
+    who = NAME_LINE if student is None else name_line(student, markdown)
     lines = [
         f"{'# ' if markdown else ''}Worksheet: {title}{' · ANSWER KEY' if key else ''}",
         "",
@@ -70,6 +70,11 @@ def intro(t: Trace, precision: int, key: bool, markdown: bool, student: str | No
         "",
     ]
     return "\n".join(lines) + "\n"
+
+
+def name_line(student: str, markdown: bool) -> str:
+    """the Name line with the student's own name on it, shown and never obeyed"""
+    return f"Name: {markdown_text(student) if markdown else visible(student)}"
 
 
 def settings(t: Trace) -> list[str]:
