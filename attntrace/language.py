@@ -46,15 +46,33 @@ def checked(value: str, where: str) -> str:
 
 
 def from_arguments(argv: Sequence[str], environ: Mapping[str, str]) -> str:
-    """the language a command line asks for: its --lang (before any --), else the environment's"""
+    """the language a command line asks for: its --lang (before any --), else the environment's; a --lang that is
+    not one of LANGUAGES is left to the command line to refuse"""
     for i, word in enumerate(argv):
         if word == "--":
             break
-        if word == "--lang" and i + 1 < len(argv):
-            return checked(argv[i + 1], "--lang")
-        if word.startswith("--lang="):
-            return checked(word.partition("=")[2], "--lang")
+        value = argv[i + 1] if word == "--lang" and i + 1 < len(argv) else word[7:] if word.startswith("--lang=") else None
+        if value in LANGUAGES:
+            return value
     return from_locale(environ)
+
+
+def without_option(argv: Sequence[str]) -> list[str]:
+    """argv without its --lang option (before any --), when its value is one of LANGUAGES: what is left for the
+    command itself (a --lang of another value stays, for the command line to refuse)"""
+    out: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            out.append(word)
+            out.extend(words)
+        elif word == "--lang":
+            value = next(words, None)
+            if value not in LANGUAGES:
+                out.extend([word] if value is None else [word, value])
+        elif not (word.startswith("--lang=") and word[7:] in LANGUAGES):
+            out.append(word)
+    return out
 
 
 def use(language: str) -> None:

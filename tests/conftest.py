@@ -19,6 +19,17 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
+# the tests read English unless they ask for another language, whatever the machine's locale (subprocesses too)
+os.environ["ATTNTRACE_LANG"] = "en"
+
+
+@pytest.fixture(autouse=True)
+def _english_after():
+    """a test that writes Chinese in-process leaves English behind it"""
+    yield
+    from attntrace import language
+
+    language.use("en")
 
 
 class Run:

@@ -22,18 +22,26 @@ def test_the_environment_chooses_the_language(environ, expected):
 
 
 @pytest.mark.parametrize("argv, expected", [
-    (["run", "--lang", "zh"], "zh"), (["--lang=en", "run"], "en"), (["run", "--lang", "zh-CN"], "zh"),
+    (["run", "--lang", "zh"], "zh"), (["--lang=en", "run"], "en"), (["run", "--lang", "zh-CN"], "en"),
     (["run", "--", "--lang", "zh"], "en"), (["run"], "en"),
 ])
 def test_lang_comes_before_the_environment(argv, expected):
     assert language.from_arguments(argv, {"LANG": "en_US.UTF-8"}) == expected
 
 
-@pytest.mark.parametrize("value", ["fr", "", "z", "english"])
+@pytest.mark.parametrize("value", ["fr", "z", "english", "zhx"])
 def test_an_unknown_language_is_a_usage_error(value):
     with pytest.raises(AttntraceError) as e:
-        language.from_arguments(["run", "--lang", value], {})
+        language.from_locale({"ATTNTRACE_LANG": value})
     assert e.value.exit_code == 2 and "en and zh" in str(e.value)
+    assert language.from_arguments(["run", "--lang", value], {"LANG": "zh_CN"}) == "zh"  # the command line refuses it
+
+
+@pytest.mark.parametrize("argv, rest", [(["run", "--lang", "zh", "-p", "2"], ["run", "-p", "2"]),
+                                        (["--lang=en", "run"], ["run"]), (["run", "--lang", "fr"], ["run", "--lang", "fr"]),
+                                        (["run", "--", "--lang", "zh"], ["run", "--", "--lang", "zh"])])
+def test_the_command_reads_what_lang_leaves(argv, rest):
+    assert language.without_option(argv) == rest
 
 
 def test_english_needs_no_gettext():
@@ -52,3 +60,37 @@ def test_the_catalogue_is_complete_translated_and_compiled():
     pytest.importorskip("babel")
     r = subprocess.run([sys.executable, str(ROOT / "scripts" / "catalogue.py"), "--check"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_lang_is_an_option_of_every_command(attntrace):
+    from attntrace.cli.commands import COMMANDS
+
+    for name in COMMANDS:
+        r = attntrace(name, "--help")
+        assert "--lang [en|zh]" in r.out, name
+
+
+@pytest.mark.parametrize("args", [["run", "--lang", "fr"], ["run", "--lang"], ["--lang=de", "run"]])
+def test_a_bad_lang_is_a_usage_error(attntrace, args):
+    r = attntrace(*args)
+    assert r.code == 2 and r.out == "" and r.err.count("\n") == 1 and "--lang" in r.err
+
+
+def test_a_bad_attntrace_lang_is_a_usage_error(attntrace):
+    r = attntrace("run", env={"ATTNTRACE_LANG": "xx"})
+    assert r.code == 2 and r.err == "attntrace: ATTNTRACE_LANG xx: the languages are en and zh\n"
+
+
+def test_click_speaks_chinese(attntrace):
+    r = attntrace("run", "--lang", "zh", "-h")
+    assert r.out.startswith("用法： attntrace run")
+    assert attntrace("run", "-h", env={"ATTNTRACE_LANG": "", "LANG": "zh_CN.UTF-8"}).out.startswith("用法：")
+
+
+@pytest.mark.parametrize("args", [["run"], ["run", "--format", "json"], ["step", "--input", "2", "--format", "json"],
+                                  ["run", "--format", "csv"], ["worksheet", "--format", "json", "--key"]])
+def test_english_under_a_chinese_locale_and_data_in_any_language_are_the_same_bytes(attntrace, args):
+    english = attntrace(*args).out
+    assert attntrace(*args, "--lang", "en", env={"LANG": "zh_CN.UTF-8", "ATTNTRACE_LANG": ""}).out == english
+    if "json" in args or "csv" in args:
+        assert attntrace(*args, "--lang", "zh").out == english

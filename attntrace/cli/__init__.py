@@ -35,7 +35,13 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
             attach_streams()
         env = env or Environment()
         argv = list(sys.argv[1:] if args is None else args)
-        quick = recognise(argv)
+        from attntrace import language
+
+        try:
+            language.use(language.from_arguments(argv, os.environ))
+        except EXPECTED as e:
+            return failure(env, e)
+        quick = recognise(language.without_option(argv))
         if quick is not None:  # run or step: its tables, as the imports, hold no cycles
             try:
                 return quick(env)

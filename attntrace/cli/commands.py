@@ -47,7 +47,10 @@ def _typer_main(argv: list[str], env: Environment) -> int:
     """typer's reading of the line; click's own exits and usage errors as exit statuses"""
     try:
         chosen = build(argv[:1]) if argv[:1] and argv[0] in COMMANDS else app  # building one command is 15x quicker
-        code = typer.main.get_command(chosen).main(argv, prog_name="attntrace", standalone_mode=False, obj=env)
+        command = typer.main.get_command(chosen)
+        for each in [command, *getattr(command, "commands", {}).values()]:
+            each.params.append(_lang_option())
+        code = command.main(argv, prog_name="attntrace", standalone_mode=False, obj=env)
         return int(code or 0)
     except click.exceptions.Exit as e:
         return int(e.exit_code)
@@ -65,6 +68,15 @@ def _typer_main(argv: list[str], env: Environment) -> int:
         return fail(env, with_hint(e.format_message(), e.ctx, named), e.exit_code)
     except click.ClickException as e:
         return fail(env, e.format_message(), e.exit_code)
+
+
+def _lang_option() -> click.Option:
+    """--lang on every command; cli.main has already read it (before anything is written), so it is only checked here"""
+    from attntrace.language import LANGUAGES
+
+    return click.Option(["--lang"], type=click.Choice(LANGUAGES), expose_value=False, help=(
+        "Language of what is written for a person (data is the same in both): en or zh; by default from "
+        "ATTNTRACE_LANG, LC_ALL, LC_MESSAGES or LANG."))
 
 
 def with_hint(message: str, ctx: click.Context | None, named: str) -> str:
