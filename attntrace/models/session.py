@@ -47,6 +47,7 @@ def entering(directory: Path, name: str, sentence: str, layer: int, head: int | 
     if head is not None and not 1 <= head <= model.heads:
         raise out_of_range("head", head, model.heads, "this model has heads")
     encoding = encode(directory, sentence, model.positions, name, wordpiece=model.wordpiece)
+    model.check_encoding(encoding)
     return Entering(model, encoding, layer, hidden_entering(model, encoding, layer))
 
 
