@@ -8,6 +8,7 @@ import shutil
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("tokenizers")
@@ -185,7 +186,36 @@ CASES = {
     "vocab.txt a loop": ("bert", lambda d: (vocab_only(d), loop(d / "vocab.txt")), "vocab.txt", "a symbolic link loop"),
     "tokenizer_config.json a loop": ("bert", lambda d: (vocab_only(d), loop(d / "tokenizer_config.json")),
                                      "tokenizer_config.json", "a symbolic link loop"),
+    # more: weights that are not numbers, files that are not files, sizes that are not numbers
+    "an infinite bfloat16 weight": ("llama", lambda d: fill(d / "model.safetensors", "embed_tokens.weight", 0x7F80),
+                                    "model.safetensors", "embed_tokens.weight holds an infinite or NaN weight"),
+    "a NaN float32 weight": ("qwen2", lambda d: fill(d / "model.safetensors", "model.layers.0.self_attn.k_proj.weight",
+                                                     float("nan")), "model.safetensors", "holds an infinite or NaN"),
+    "a safetensors header 100 000 deep": ("gpt2", lambda d: write_header(d / "model.safetensors", json.dumps(header(
+        d / "model.safetensors")[0])[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}", header(
+        d / "model.safetensors")[1]), "model.safetensors", "its header is nested too deeply"),
+    "config.json a pipe": ("gpt2", lambda d: ((d / "config.json").unlink(), os.mkfifo(d / "config.json")),
+                           "config.json", "is a device or pipe"),
+    "model.safetensors a device": ("gpt2", lambda d: ((d / "model.safetensors").unlink(), (
+        d / "model.safetensors").symlink_to(os.devnull)), "model.safetensors", "is a device or pipe"),
+    "a shard a folder": ("mistral", lambda d: ((d / "model-00001-of-00003.safetensors").unlink(), (
+        d / "model-00001-of-00003.safetensors").mkdir()), "model-00001-of-00003.safetensors", "is a folder"),
+    "vocab_size a string": ("llama", lambda d: set_config(d, vocab_size="376"), "config.json",
+                            "vocab_size = '376' must be a whole number"),
+    "vocab.txt without [CLS] and [SEP]": ("bert", lambda d: (vocab_only(d), (d / "vocab.txt").write_text(
+        "[UNK]\nthe\ncat\n")), "vocab.txt", "has no [CLS] and [SEP] lines"),
+    "a layer's weights missing": ("llama", lambda d: edit_header(d / "model.safetensors", lambda h: [
+        h.pop(k) for k in list(h) if k.startswith("layers.0.mlp.")]), "", "the weights have no layers.0.mlp.gate_proj"),
 }
+
+
+def fill(path: Path, name: str, value) -> None:
+    """every element of one tensor set to value (bfloat16 given as its 16 bits)"""
+    entries, data = header(path)
+    start, end = entries[name]["data_offsets"]
+    dtype = {"F32": "<f4", "BF16": "<u2", "F16": "<f2"}[entries[name]["dtype"]]
+    values = np.full((end - start) // np.dtype(dtype).itemsize, value, dtype=dtype)
+    write_header(path, json.dumps(entries), data[:start] + values.tobytes() + data[end:])
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -193,8 +223,9 @@ def test_a_broken_model_folder_is_one_line_naming_the_file(attntrace, tmp_path, 
     family, damage, names, says, *sentence = CASES[case]
     directory = copy(family, tmp_path)
     damage(directory)
-    r = attntrace("model", directory, *(sentence or ["the cat sat"]), "--who")
+    r = attntrace("model", directory, *(sentence or ["the cat sat"]), "--layer", "2", "--who")
     one_line(r, str(directory / names), says.replace("{d}", str(directory)))
+    assert r.err.count(str(directory)) <= 2  # the folder said once (twice where config.json is named beside a file)
 
 
 def test_the_model_folder_a_loop(attntrace, tmp_path):
@@ -225,6 +256,20 @@ def test_config_numbers_leak_no_numpy_warning(tmp_path):
             warnings.simplefilter("error")
             with pytest.raises(AttntraceError, match="config.json"):
                 entering(directory, "llama", "the cat", 2)
+
+
+def test_weights_that_overflow_the_forward_pass_are_one_error_and_no_warning(monkeypatch):
+    from attntrace.errors import AttntraceError
+    from attntrace.models.families import load
+    from attntrace.models.session import hidden_entering
+
+    model = load(MODELS / "gpt2", "gpt2")
+    e = encode(model.directory, "the cat", model.positions)
+    monkeypatch.setattr(model, "block", lambda h, layer, e: h * 1e308 * 1e308)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(AttntraceError, match="the hidden state entering layer 2 overflow"):
+            hidden_entering(model, e, 2)
 
 
 def test_refs_main_naming_no_snapshot_is_named(attntrace, tmp_path):

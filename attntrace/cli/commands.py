@@ -686,8 +686,9 @@ def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str]
         raise AttntraceError(f"--no-special would leave out every token: the sentence has none besides "
                              f"{together(encoding.special_names)}")
     decimals = opts.precision if carry_rounding else None
+    made = sentence_at.problem(None if all_heads else head)  # its errors name the model's own files
     try:
-        problem = override(sentence_at.problem(None if all_heads else head), **settings)
+        problem = override(made, **settings)
     except AttntraceError as e:
         raise problem_error(name, e) from None
     if explore_:

@@ -33,7 +33,7 @@ class GPT2(Model):
     def shapes(self) -> dict[str, Dims]:
         hidden = ("n_embd", self.hidden)
         inner = ("n_inner", self.count("n_inner", default=4 * self.hidden))
-        shapes: dict[str, Dims] = {"wte.weight": (("vocab_size", self.setting("vocab_size")), hidden),
+        shapes: dict[str, Dims] = {"wte.weight": (("vocab_size", self.size("vocab_size")), hidden),
                                    "wpe.weight": (("n_positions", self.positions), hidden)}
         for key in ("ln_1", "ln_2"):
             shapes[f"h.#.{key}.weight"] = shapes[f"h.#.{key}.bias"] = (hidden,)

@@ -56,7 +56,7 @@ class Llama(Model):
         hidden, inner = ("hidden_size", self.hidden), ("intermediate_size", self.count("intermediate_size"))
         q = ("num_attention_heads·head_dim", self.heads * self.head_dim)
         kv = ("num_key_value_heads·head_dim", self.kv_heads * self.head_dim)
-        shapes: dict[str, Dims] = {"embed_tokens.weight": (("vocab_size", self.setting("vocab_size")), hidden)}
+        shapes: dict[str, Dims] = {"embed_tokens.weight": (("vocab_size", self.size("vocab_size")), hidden)}
         for norm in ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
                      "post_feedforward_layernorm"):
             shapes[f"layers.#.{norm}.weight"] = (hidden,)

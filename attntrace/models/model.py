@@ -143,6 +143,10 @@ class Model(ABC):
             raise AttntraceError(f"{self.directory / 'config.json'}: {keys[0]} = {shown(value)} must be a finite number")
         return number
 
+    def size(self, key: str) -> int | None:
+        """a size config.json may leave out (vocab_size): the weights' own is taken then"""
+        return None if self.setting(key) is None else self.count(key)
+
     def positive(self, *keys: str, default: float) -> float:
         """a finite number above 0 from config.json (a norm's epsilon: below 0 it takes a square root of less than 0)"""
         value = self.real(*keys, default=default)

@@ -81,8 +81,13 @@ class Tensors:
         if entry.dtype == "BF16":
             bits = part.astype(np.uint32)
             bits <<= 16
-            return bits.view(np.float32).astype(np.float64)
-        return part.astype(np.float64)
+            wide = bits.view(np.float32).astype(np.float64)
+        else:
+            wide = part.astype(np.float64)
+        if not np.isfinite(wide).all():
+            raise AttntraceError(f"{entry.file}: the tensor {visible(name)} holds an infinite or NaN weight; the file is "
+                                 "damaged, or the model diverged in training")
+        return wide
 
     def _map(self, file: Path) -> mmap.mmap:
         if file not in self._maps:

@@ -98,9 +98,11 @@ def read_vocab(path: Path) -> dict[str, int]:
             raise AttntraceError(f"{path}: line {number + 1} holds control characters; a vocab.txt is text, one token "
                                  "a line")
         vocab[token] = number
-    if "[UNK]" not in vocab:
-        raise AttntraceError(f"{path}: {'is empty' if not vocab else 'has no [UNK] line'}; a BERT vocab.txt lists "
-                             "[UNK], [CLS], [SEP] and every word piece, one a line")
+    missing = [token for token in ("[UNK]", "[CLS]", "[SEP]") if token not in vocab]
+    if missing:
+        said = "is empty" if not vocab else f"has no {together(tuple(missing))} line{'s' if len(missing) > 1 else ''}"
+        raise AttntraceError(f"{path}: {said}; a BERT vocab.txt lists [UNK], [CLS], [SEP] and every word piece, one a "
+                             "line")
     return vocab
 
 

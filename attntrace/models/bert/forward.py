@@ -37,9 +37,9 @@ class Bert(Model):
     def shapes(self) -> dict[str, Dims]:
         hidden, inner = ("hidden_size", self.hidden), ("intermediate_size", self.count("intermediate_size"))
         shapes: dict[str, Dims] = {
-            "embeddings.word_embeddings.weight": (("vocab_size", self.setting("vocab_size")), hidden),
+            "embeddings.word_embeddings.weight": (("vocab_size", self.size("vocab_size")), hidden),
             "embeddings.position_embeddings.weight": (("max_position_embeddings", self.positions), hidden),
-            "embeddings.token_type_embeddings.weight": (("type_vocab_size", self.setting("type_vocab_size")), hidden),
+            "embeddings.token_type_embeddings.weight": (("type_vocab_size", self.size("type_vocab_size")), hidden),
             "embeddings.LayerNorm.weight": (hidden,), "embeddings.LayerNorm.bias": (hidden,)}
         p = "encoder.layer.#."
         for key, out, into in (("attention.self.query", hidden, hidden), ("attention.self.key", hidden, hidden),
