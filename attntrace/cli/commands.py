@@ -613,7 +613,8 @@ def model(
     name: Annotated[str, typer.Argument(
         metavar="MODEL", show_default=False,
         help="A model's directory (config.json; model.safetensors, or shards with model.safetensors.index.json; "
-             "tokenizer.json), or the id of a model already in the local Hugging Face cache (never downloaded).")],
+             "tokenizer.json), the id of a model already in the local Hugging Face cache (never downloaded), or the "
+             "name of a model an installed package ships (all-MiniLM-L6-v2).")],
     sentence: SentenceArg,
     layer: LayerOpt = 1,
     head: HeadOpt = 1,
@@ -809,7 +810,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
              '--head 3 --who'),
     'model': ("Trace one head of a local Hugging Face model.",
               "MODEL is a directory (config.json, model.safetensors or its shards, tokenizer.json) or the id of a "
-              "model already in the local Hugging Face cache; nothing is downloaded.\n\nExample: attntrace model "
+              "model already in the local Hugging Face cache or in an installed package; nothing is downloaded.\n\n"
+              "Example: attntrace model "
               'Qwen/Qwen2-0.5B "The animal didn\'t cross the street because it was too tired" --layer 12 --head 3'),
     'explore': ("Step through a trace interactively and edit it.",
                 f"{FILE_OR_X}\n\nKeys: arrows or n/p step, up/down or 1-9 pick the input, Tab and Enter show a "

@@ -165,11 +165,11 @@ def _unknown(sentence: str, tokens: list[str], offsets: list[tuple[int, int]], u
 # the model to suggest for words in a script a model's vocabulary lacks: the script's name in Unicode character names,
 # the text it is, and a model of the Hugging Face hub trained on it
 SCRIPTS: tuple[tuple[str, str, str], ...] = (
-    ("HIRAGANA", "Japanese", "tohoku-nlp/bert-base-japanese-v3"), ("KATAKANA", "Japanese", "tohoku-nlp/bert-base-japanese-v3"),
+    ("HIRAGANA", "Japanese", "bert-base-multilingual-cased"), ("KATAKANA", "Japanese", "bert-base-multilingual-cased"),
     ("CJK", "Chinese", "bert-base-chinese"), ("HANGUL", "Korean", "klue/bert-base"),
     ("CYRILLIC", "Russian and other Cyrillic", "DeepPavlov/rubert-base-cased"),
     ("ARABIC", "Arabic", "aubmindlab/bert-base-arabertv2"), ("GREEK", "Greek", "nlpaueb/bert-base-greek-uncased-v1"),
-    ("HEBREW", "Hebrew", "onlplab/alephbert-base"), ("THAI", "Thai", "airesearch/wangchanberta-base-att-spm-uncased"),
+    ("HEBREW", "Hebrew", "onlplab/alephbert-base"), ("THAI", "Thai", "bert-base-multilingual-cased"),
     ("DEVANAGARI", "Hindi and other Devanagari", "google/muril-base-cased"),
 )
 
