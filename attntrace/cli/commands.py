@@ -661,8 +661,9 @@ def bert(
 ) -> None:
     """Trace one head of a real BERT-family model on a sentence (numpy only; no torch, no network)."""
     from attntrace.models.bert.files import DEFAULT_NAME, default_model_dir
+    from attntrace.models.locate import title
 
-    _model_head(lambda: default_model_dir() if model is None else model, DEFAULT_NAME if model is None else str(model),
+    _model_head(lambda: (default_model_dir(), DEFAULT_NAME) if model is None else (model, title(model, str(model))),
                 "bert", sentence, layer, head, input_, extract, who, all_heads, no_special,
                 _settings(scale=scale, scale_by=scale_by, mask=mask, window=window),
                 _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_), carry_rounding,
@@ -673,7 +674,8 @@ def model(
     name: Annotated[str, typer.Argument(
         metavar="MODEL", show_default=False,
         help="A model's directory (config.json; model.safetensors, or shards with model.safetensors.index.json; "
-             "tokenizer.json), or the id of a model already in the local Hugging Face cache (never downloaded).")],
+             "tokenizer.json), the id of a model already in the local Hugging Face cache (never downloaded), or the "
+             "name of a model an installed package ships (all-MiniLM-L6-v2).")],
     sentence: SentenceArg,
     layer: LayerOpt = 1,
     head: HeadOpt = 1,
@@ -689,25 +691,31 @@ def model(
 ) -> None:
     """Trace one head of a local Hugging Face model (BERT, GPT-2, Llama, Qwen2 or Mistral) on a sentence, in numpy
     (no torch, no network)."""
-    from attntrace.models.locate import find
+    from attntrace.files.paths import resolved
+    from attntrace.models.locate import locate
 
-    shown = str(Path(name)) if Path(name).name not in ("", ".", "..") else Path(name).resolve().name  # titles say it
-    _model_head(lambda: find(name), shown, None, sentence, layer, head, input_, extract, who, all_heads, no_special,
+    shown = str(Path(name)) if Path(name).name not in ("", ".", "..") else resolved(name).name  # titles say it
+
+    def where() -> tuple[Path, str]:
+        directory, titled = locate(name)
+        return directory, shown if titled == name else titled
+
+    _model_head(where, None, sentence, layer, head, input_, extract, who, all_heads, no_special,
                 _settings(scale=scale, scale_by=scale_by, mask=mask, window=window),
                 _options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_), carry_rounding,
                 explore_)
 
 
-def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str], sentence: str, layer: int,
+def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str], sentence: str, layer: int,
                 head: int, input_: Optional[int], extract: Optional[Path], who: bool, all_heads: bool, no_special: bool,
                 settings: dict[str, Any], opts: OutputOptions, carry_rounding: bool, explore_: bool = False) -> None:
-    """what `model` and `bert` do: run the sentence up to the layer in the model directory where() finds, then trace
-    the head, summarise the layer, or extract the head"""
+    """what `model` and `bert` do: run the sentence up to the layer in the model directory where() finds (with the name
+    its traces are titled), then trace the head, summarise the layer, or extract the head"""
     from attntrace.model.contract import problem_to_dict
     from attntrace.model.engine import trace
     from attntrace.model.problem import override, problem_error
     from attntrace.models.session import entering
-    from attntrace.models.tokenize import together
+    from attntrace.models.tokenize import together, unknown_note
     from attntrace.views.steps import layer_summary_steps, run_steps, step_steps, walk_rows, who_steps
 
     if no_special and not all_heads and extract is not None:
@@ -723,13 +731,16 @@ def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str],
     if who and opts.format in ("json", "csv"):
         raise AttntraceError(f"--who is a view to read, with no {opts.format.upper()} form; for every weight, use "
                              f"--format {opts.format} without --who", exit_code=2)
-    directory = where()
+    directory, name = where()
     distinct({"--extract": extract, "-o": opts.output, "--export-svg": opts.export_svg,
               "--export-html": opts.export_html}, [directory])
     env = _env()
     with env.progress(f"loading {name} and running it up to layer {layer}…"):
         sentence_at = entering(directory, name, sentence, layer, head, model_type)
     encoding = sentence_at.encoding
+    unknown = unknown_note(encoding)
+    if unknown:
+        env.message(f"note: {unknown}")
     leave_out = tuple(i for i, flag in enumerate(encoding.special) if flag) if no_special else ()
     if no_special and not leave_out:
         env.message(f"note: {name}'s tokenizer adds no special tokens; --no-special leaves nothing out")
@@ -737,8 +748,9 @@ def _model_head(where: Callable[[], Path], name: str, model_type: Optional[str],
         raise AttntraceError(f"--no-special would leave out every token: the sentence has none besides "
                              f"{together(encoding.special_names)}")
     decimals = opts.precision if carry_rounding else None
+    made = sentence_at.problem(None if all_heads else head)  # its errors name the model's own files
     try:
-        problem = override(sentence_at.problem(None if all_heads else head), **settings)
+        problem = override(made, **settings)
     except AttntraceError as e:
         raise problem_error(name, e) from None
     if explore_:
@@ -860,7 +872,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
              '--head 3 --who'),
     'model': ("Trace one head of a local Hugging Face model.",
               "MODEL is a directory (config.json, model.safetensors or its shards, tokenizer.json) or the id of a "
-              "model already in the local Hugging Face cache; nothing is downloaded.\n\nExample: attntrace model "
+              "model already in the local Hugging Face cache or in an installed package; nothing is downloaded.\n\n"
+              "Example: attntrace model "
               'Qwen/Qwen2-0.5B "The animal didn\'t cross the street because it was too tired" --layer 12 --head 3'),
     'explore': ("Step through a trace interactively and edit it.",
                 f"{FILE_OR_X}\n\nKeys: arrows or n/p step, up/down or 1-9 pick the input, Tab and Enter show a "

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from attntrace.errors import AttntraceError
+from attntrace.files.paths import kind
 from attntrace.models.bert.forward import Bert
 from attntrace.models.gpt2 import GPT2
+from attntrace.models.jsonfile import read_json, shown
 from attntrace.models.llama import Gemma2, Llama, Mistral, Qwen2
-from attntrace.models.model import Model, read_json
+from attntrace.models.model import Model
 from attntrace.models.tensors import open_weights
-from attntrace.render.escape import visible
 
 FAMILIES: dict[str, type[Model]] = {"bert": Bert, "gpt2": GPT2, "llama": Llama, "qwen2": Qwen2, "mistral": Mistral,
                                     "gemma2": Gemma2}
@@ -18,12 +19,17 @@ FAMILIES: dict[str, type[Model]] = {"bert": Bert, "gpt2": GPT2, "llama": Llama, 
 
 def load(directory: Path, name: str, model_type: str | None = None) -> Model:
     """the model in directory, titled name; model_type stands in for a config.json that names none (old BERTs)"""
-    if not (directory / "config.json").is_file():
+    found = kind(directory)
+    if found != "directory":
+        raise AttntraceError(f"{directory}: {'no such folder' if found == 'missing' else 'not a folder'}; a model's "
+                             "directory holds config.json, its weights (model.safetensors, or shards and their index) "
+                             "and tokenizer.json")
+    if kind(directory / "config.json") == "missing":
         raise AttntraceError(f"{directory}: no config.json; a model's directory holds config.json, its weights "
                              "(model.safetensors, or shards and their index) and tokenizer.json")
-    config = read_json(directory / "config.json")
-    kind = config.get("model_type", model_type)
-    if kind not in FAMILIES:
-        said = "no model_type" if kind is None else f"model_type {visible(repr(kind)[:60])}"
+    config = read_json(directory / "config.json", "a model's config.json (a JSON object)")
+    family = config.get("model_type", model_type)
+    if not isinstance(family, str) or family not in FAMILIES:
+        said = "no model_type" if family is None else f"model_type {shown(family)}"
         raise AttntraceError(f"{directory / 'config.json'}: {said}; attntrace traces {', '.join(FAMILIES)} models")
-    return FAMILIES[kind](config, open_weights(directory), directory, name)
+    return FAMILIES[family](config, open_weights(directory), directory, name)

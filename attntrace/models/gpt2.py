@@ -12,7 +12,7 @@ from attntrace.model.masks import Causal
 from attntrace.model.problem import Problem
 from attntrace.models.attend import attend
 from attntrace.models.layers import activation, layer_norm
-from attntrace.models.model import Model
+from attntrace.models.model import Dims, Model
 from attntrace.models.tokenize import Encoding
 
 
@@ -21,12 +21,26 @@ class GPT2(Model):
     marker = "wte.weight"
     prefixes = ("", "transformer.")
 
-    def check(self) -> None:
+    def check_sizes(self) -> None:
         if self.hidden % self.heads:
             raise AttntraceError(f"{self.directory / 'config.json'}: n_head = {self.heads} does not divide n_embd = "
                                  f"{self.hidden}")
+
+    def check(self) -> None:
         self.act = activation(self.setting("activation_function", default="gelu_new"), str(self.directory / "config.json"))
-        self.eps = self.real("layer_norm_epsilon", default=1e-5)
+        self.eps = self.positive("layer_norm_epsilon", default=1e-5)
+
+    def shapes(self) -> dict[str, Dims]:
+        hidden = ("n_embd", self.hidden)
+        inner = ("n_inner", self.count("n_inner", default=4 * self.hidden))
+        shapes: dict[str, Dims] = {"wte.weight": (("vocab_size", self.size("vocab_size")), hidden),
+                                   "wpe.weight": (("n_positions", self.positions), hidden)}
+        for key in ("ln_1", "ln_2"):
+            shapes[f"h.#.{key}.weight"] = shapes[f"h.#.{key}.bias"] = (hidden,)
+        for key, into, out in (("attn.c_attn", hidden, ("3·n_embd", 3 * self.hidden)), ("attn.c_proj", hidden, hidden),
+                               ("mlp.c_fc", hidden, inner), ("mlp.c_proj", inner, hidden)):
+            shapes[f"h.#.{key}.weight"], shapes[f"h.#.{key}.bias"] = (into, out), (out,)  # Conv1D: in x out
+        return shapes
 
     @property
     def layers(self) -> int:

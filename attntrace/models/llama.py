@@ -15,10 +15,10 @@ from attntrace.model.masks import Causal, Mask, Window
 from attntrace.model.problem import Problem
 from attntrace.model.variants import Rope, llama3_frequencies
 from attntrace.models.attend import attend
+from attntrace.models.jsonfile import huge, real, shown
 from attntrace.models.layers import activation, rms_norm
-from attntrace.models.model import Model
+from attntrace.models.model import Dims, Model
 from attntrace.models.tokenize import Encoding
-from attntrace.render.escape import visible
 
 ROPE_TYPES = ("default", "linear", "llama3")  # the frequencies base^(-2i/d), with positions as they are or divided by a
 # factor, or Llama 3's scaled frequencies
@@ -32,16 +32,40 @@ class Llama(Model):
     marker = "embed_tokens.weight"
     prefixes = ("", "model.")
 
-    def check(self) -> None:
+    def check_sizes(self) -> None:
         where = self.directory / "config.json"
+        if self.setting("head_dim") is None and self.hidden % self.heads:
+            raise AttntraceError(f"{where}: num_attention_heads = {shown(self.heads)} does not divide hidden_size = "
+                                 f"{self.hidden}, and no head_dim says how wide a head is")
         if self.heads % self.kv_heads:
             raise AttntraceError(f"{where}: num_key_value_heads = {self.kv_heads} does not divide num_attention_heads = "
                                  f"{self.heads}")
         if self.head_dim % 2:
             raise AttntraceError(f"{where}: a head of {self.head_dim} dimensions cannot turn in pairs (rotary positions)")
+
+    def check(self) -> None:
+        where = self.directory / "config.json"
+        query = self.prefix + "layers.0.self_attn.q_proj.weight"
+        if query not in self.tensors:  # its shape, checked, bounds head_dim before the rotary frequencies are computed
+            raise AttntraceError(f"{self.directory}: the weights have no {query}, which a {self.family} model has")
         self.act = activation(self.setting("hidden_act", default="silu"), str(where))
-        self.eps = self.real("rms_norm_eps", default=1e-6)
+        self.eps = self.positive("rms_norm_eps", default=1e-6)
         self.base, self.factor, self.frequencies = self._rope()
+
+    def shapes(self) -> dict[str, Dims]:
+        hidden, inner = ("hidden_size", self.hidden), ("intermediate_size", self.count("intermediate_size"))
+        q = ("num_attention_heads·head_dim", self.heads * self.head_dim)
+        kv = ("num_key_value_heads·head_dim", self.kv_heads * self.head_dim)
+        shapes: dict[str, Dims] = {"embed_tokens.weight": (("vocab_size", self.size("vocab_size")), hidden)}
+        for norm in ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                     "post_feedforward_layernorm"):
+            shapes[f"layers.#.{norm}.weight"] = (hidden,)
+        for key, out, into in (("self_attn.q_proj", q, hidden), ("self_attn.k_proj", kv, hidden),
+                               ("self_attn.v_proj", kv, hidden), ("self_attn.o_proj", hidden, q),
+                               ("mlp.gate_proj", inner, hidden), ("mlp.up_proj", inner, hidden),
+                               ("mlp.down_proj", hidden, inner)):
+            shapes[f"layers.#.{key}.weight"], shapes[f"layers.#.{key}.bias"] = (out, into), (out,)
+        return shapes
 
     def _rope(self) -> tuple[float, float, tuple[float, ...] | None]:
         """the rotary base (rope_theta, under rope_parameters in newer configs, at the top in older ones), the factor
@@ -52,24 +76,42 @@ class Llama(Model):
             raise AttntraceError(f"{where}: rope_parameters must be a JSON object")
         kind = rope.get("rope_type", rope.get("type", "default"))
         if kind not in ROPE_TYPES:
-            raise AttntraceError(f"{where}: rope_type {kind!r} changes the rotary frequencies, which attntrace does "
+            raise AttntraceError(f"{where}: rope_type {shown(kind)} changes the rotary frequencies, which attntrace does "
                                  f"not compute; it reads {', '.join(ROPE_TYPES[:-1])} and {ROPE_TYPES[-1]}")
         if rope.get("partial_rotary_factor", 1.0) != 1.0:
-            raise AttntraceError(f"{where}: partial_rotary_factor {rope['partial_rotary_factor']!r}; attntrace turns "
+            raise AttntraceError(f"{where}: partial_rotary_factor {shown(rope['partial_rotary_factor'])}; attntrace turns "
                                  "every dimension of a head")
-        base = rope.get("rope_theta", self.setting("rope_theta", default=10000.0))
+        given = rope.get("rope_theta", self.setting("rope_theta", default=10000.0))
         factor = rope.get("factor", 1.0) if kind == "linear" else 1.0
         scaling: dict[str, Any] = {key: rope.get(key) for key in LLAMA3} if kind == "llama3" else {}
-        for key, value in (("rope_theta", base), ("factor", factor), *scaling.items()):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise AttntraceError(f"{where}: {key} = {value!r} must be a positive number")
+        numbers, said = {}, {}
+        for key, value in (("rope_theta", given), ("factor", factor), *scaling.items()):
+            said[key] = shown(value)
+            number = real(value)
+            error = huge(where, key, value)
+            if error is not None:
+                raise error
+            if number is None or not number > 0:
+                raise AttntraceError(f"{where}: {key} = {shown(value)} must be a positive number")
+            numbers[key] = number
+        if numbers["factor"] < 1:
+            raise AttntraceError(f"{where}: factor = {said['factor']} must be at least 1: {kind} scaling stretches the "
+                                 "positions a model was trained on, as transformers also requires")
+        base = numbers["rope_theta"]
+        if not base > 1:
+            raise AttntraceError(f"{where}: rope_theta = {shown(given)} must be above 1 (10000 in most models): each "
+                                 "pair turns by a power of it")
         if not scaling:
-            return float(base), float(factor), None
-        if not scaling["low_freq_factor"] < scaling["high_freq_factor"]:
-            raise AttntraceError(f"{where}: low_freq_factor {scaling['low_freq_factor']!r} must be below "
-                                 f"high_freq_factor {scaling['high_freq_factor']!r}")
-        turns = llama3_frequencies(self.head_dim, float(base), *(float(v) for v in scaling.values()))
-        return float(base), 1.0, tuple(turns.tolist())
+            return base, numbers["factor"], None
+        if not numbers["low_freq_factor"] < numbers["high_freq_factor"]:
+            raise AttntraceError(f"{where}: low_freq_factor {shown(scaling['low_freq_factor'])} must be below "
+                                 f"high_freq_factor {shown(scaling['high_freq_factor'])}")
+        with np.errstate(all="ignore"):  # a factor of 1e-300 makes frequencies that overflow: said below instead
+            turns = llama3_frequencies(self.head_dim, base, *(numbers[key] for key in LLAMA3))
+            finite = bool(np.isfinite(turns).all() and np.isfinite(turns * self.positions).all())
+        if not finite:
+            raise AttntraceError(f"{where}: the llama3 rope_parameters make rotary frequencies too large to compute")
+        return base, 1.0, tuple(turns.tolist())
 
     @property
     def kv_heads(self) -> int:
@@ -191,10 +233,9 @@ class Gemma2(Llama):
                                  "decoder it is")
         self.scalar = self.real("query_pre_attn_scalar", default=256.0)
         cap = self.setting("attn_logit_softcapping")
-        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not 0 < cap < math.inf):
-            raise AttntraceError(f"{where}: attn_logit_softcapping = {visible(repr(cap)[:40])} must be a positive "
-                                 "number")
-        self.cap = None if cap is None else float(cap)
+        self.cap = None if cap is None else real(cap)
+        if cap is not None and (self.cap is None or not self.cap > 0):
+            raise AttntraceError(f"{where}: attn_logit_softcapping = {shown(cap)} must be a positive number")
         if not self.scalar > 0:
             raise AttntraceError(f"{where}: query_pre_attn_scalar = {self.scalar:g} must be a positive number")
 

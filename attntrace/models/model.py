@@ -3,8 +3,7 @@ and its forward pass a layer at a time, up to the attention of the layer traced 
 
 from __future__ import annotations
 
-import json
-import math
+import re
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -13,24 +12,14 @@ import numpy as np
 
 from attntrace.errors import AttntraceError
 from attntrace.model.problem import Problem
+from attntrace.models.jsonfile import huge, read_json, real, shown
 from attntrace.models.tensors import Tensors
 from attntrace.models.tokenize import Encoding
 from attntrace.render.escape import visible
 
 BLOCK = 1 << 16  # weights widened and multiplied at a time: half a megabyte of float64, within a core's cache
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    """a JSON object from a model's directory, or one line saying what is wrong with it"""
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise AttntraceError(f"{path.parent}: no {path.name}") from None
-    except (UnicodeDecodeError, ValueError):
-        raise AttntraceError(f"{path}: not a JSON file") from None
-    if not isinstance(value, dict):
-        raise AttntraceError(f"{path}: not a JSON object")
-    return value
+Dims = tuple[tuple[str, "int | None"], ...]  # a tensor's shape as config.json gives it: each size and its name there
+__all__ = ["Dims", "Model", "read_json"]
 
 
 class Model(ABC):
@@ -47,11 +36,51 @@ class Model(ABC):
             raise AttntraceError(f"{directory}: the weights have no {self.marker}; config.json says this is a "
                                  f"{self.family} model, and a {self.family} model has one")
         self.prefix = found
+        self.check_sizes()
+        self.check_shapes()
         self.check()
 
     @abstractmethod
     def check(self) -> None:
         """read the settings the forward pass needs; refuse, in one line, a configuration it does not compute"""
+
+    @abstractmethod
+    def check_sizes(self) -> None:
+        """the sizes in config.json fit together (the heads divide the hidden size), before shapes() uses them"""
+
+    @abstractmethod
+    def shapes(self) -> dict[str, Dims]:
+        """each tensor the forward pass reads, named without its prefix and with # for a layer's number, and the shape
+        config.json gives it"""
+
+    def check_shapes(self) -> None:
+        """every tensor the forward pass reads has the shape config.json gives it, checked from the headers before any
+        is read: a weights file of another model, or a config.json of another size, is one line"""
+        expected = self.shapes()
+        for name in self.tensors.names:
+            if not name.startswith(self.prefix):
+                continue
+            dims = expected.get(re.sub(r"(?<=\.)\d+(?=\.)", "#", name[len(self.prefix):]))
+            stored = self.tensors.shape(name)
+            if dims is not None and (len(stored) != len(dims) or any(
+                    size is not None and size != got for (_, size), got in zip(dims, stored))):
+                wanted = " x ".join("any" if size is None else f"{size:,}" for _, size in dims)
+                raise AttntraceError(
+                    f"{self.tensors.file(name)}: the tensor {visible(name)} is {' x '.join(f'{n:,}' for n in stored)}, "
+                    f"but {self.directory / 'config.json'} makes it {wanted} ({' x '.join(key for key, _ in dims)}); "
+                    "the weights and config.json are of different models")
+
+    def check_encoding(self, e: Encoding) -> None:
+        """every id the tokenizer gives has a row in the embedding: a tokenizer of another model is one line"""
+        self.within(e, e.ids, self.marker, "id")
+
+    def within(self, e: Encoding, ids: tuple[int, ...], key: str, what: str) -> None:
+        rows = self.tensors.shape(self.prefix + key)[0]
+        for token, i in zip(e.tokens, ids):
+            if not 0 <= i < rows:
+                raise AttntraceError(f"{e.source}: gives the token {visible(token[:40])} the {what} {i:,}, past the "
+                                     f"{rows:,} rows of {self.prefix + key} in {self.tensors.file(self.prefix + key)}; "
+                                     "the tokenizer is not this model's")
 
     # the sizes every family has, under Hugging Face's usual names (GPT-2 has its own)
     @property
@@ -99,17 +128,31 @@ class Model(ABC):
         if value is None:
             raise AttntraceError(f"{self.directory / 'config.json'}: no {keys[0]}, which a {self.family} model sets")
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise AttntraceError(f"{self.directory / 'config.json'}: {keys[0]} = {visible(repr(value)[:40])} must be a "
-                                 "whole number of at least 1")
+            raise AttntraceError(f"{self.directory / 'config.json'}: {keys[0]} = {shown(value)} must be a whole number "
+                                 "of at least 1")
         return value
 
     def real(self, *keys: str, default: float) -> float:
         """a finite number from config.json"""
         value = self.setting(*keys, default=default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise AttntraceError(f"{self.directory / 'config.json'}: {keys[0]} = {visible(repr(value)[:40])} must be a "
-                                 "number")
-        return float(value)
+        number = real(value)
+        error = huge(self.directory / "config.json", keys[0], value)
+        if error is not None:
+            raise error
+        if number is None:
+            raise AttntraceError(f"{self.directory / 'config.json'}: {keys[0]} = {shown(value)} must be a finite number")
+        return number
+
+    def size(self, key: str) -> int | None:
+        """a size config.json may leave out (vocab_size): the weights' own is taken then"""
+        return None if self.setting(key) is None else self.count(key)
+
+    def positive(self, *keys: str, default: float) -> float:
+        """a finite number above 0 from config.json (a norm's epsilon: below 0 it takes a square root of less than 0)"""
+        value = self.real(*keys, default=default)
+        if not value > 0:
+            raise AttntraceError(f"{self.directory / 'config.json'}: {keys[0]} = {shown(value)} must be a number above 0")
+        return value
 
     # the weights
     def has(self, key: str) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from attntrace.errors import OutOfRange
+from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.model.problem import Problem
 from attntrace.models.families import load
 from attntrace.models.model import Model
@@ -35,7 +35,8 @@ class Entering:
         """one head (from 1) as a problem, or every head of the layer with W_O when head is None"""
         if head is not None and not 1 <= head <= self.model.heads:
             raise out_of_range("head", head, self.model.heads, "this model has heads")
-        return self.model.attention(self.h, self.layer, head, self.encoding)
+        with np.errstate(all="ignore"):  # a norm that overflows leaves x infinite, which the engine names
+            return self.model.attention(self.h, self.layer, head, self.encoding)
 
 
 def entering(directory: Path, name: str, sentence: str, layer: int, head: int | None = None,
@@ -47,6 +48,7 @@ def entering(directory: Path, name: str, sentence: str, layer: int, head: int | 
     if head is not None and not 1 <= head <= model.heads:
         raise out_of_range("head", head, model.heads, "this model has heads")
     encoding = encode(directory, sentence, model.positions, name, wordpiece=model.wordpiece)
+    model.check_encoding(encoding)
     return Entering(model, encoding, layer, hidden_entering(model, encoding, layer))
 
 
@@ -54,7 +56,13 @@ def hidden_entering(model: Model, encoding: Encoding, layer: int) -> np.ndarray:
     """[n, hidden]: the hidden state that enters layer (from 1), each earlier layer's weights read as it runs"""
     if not 1 <= layer <= model.layers:
         raise out_of_range("layer", layer, model.layers, "this model has layers")
-    h = model.embed(encoding)
-    for earlier in range(1, layer):
-        h = model.block(h, earlier, encoding)
+    with np.errstate(all="ignore"):  # weights large enough to overflow float64 are said below, never warned of
+        h = model.embed(encoding)
+        for earlier in range(1, layer):
+            if not np.isfinite(h).all():
+                break
+            h = model.block(h, earlier, encoding)
+    if not np.isfinite(h).all():
+        raise AttntraceError(f"{model.directory}: the weights make the hidden state entering layer {layer} overflow "
+                             "(numbers past 1.8e308); they are not a trained model's")
     return h

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import mmap
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,11 +15,15 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.files import paths
+from attntrace.files.text import max_bytes
+from attntrace.models.jsonfile import read_json
 from attntrace.render.escape import visible
 
 SINGLE = "model.safetensors"
 INDEX = "model.safetensors.index.json"
-MAX_HEADER = 100_000_000  # bytes of JSON before the data, as the safetensors library allows
+MAX_HEADER = 100_000_000  # bytes of JSON before the data, as the safetensors library allows (and at most the size cap)
+MAX_DIMENSIONS, MAX_SIZE = 8, 1 << 40  # far beyond any model's tensor, and within what numpy can shape
 FLOATS: dict[str, np.dtype[Any]] = {"F64": np.dtype("<f8"), "F32": np.dtype("<f4"), "F16": np.dtype("<f2"), "BF16": np.dtype("<u2")}
 OTHERS: dict[str, np.dtype[Any]] = {"I64": np.dtype("<i8"), "I32": np.dtype("<i4"), "I16": np.dtype("<i2"), "I8": np.dtype("i1"),
           "U8": np.dtype("u1"), "BOOL": np.dtype("?")}  # buffers some checkpoints keep (position ids, masks)
@@ -54,10 +59,16 @@ class Tensors:
     def shape(self, name: str) -> tuple[int, ...]:
         return self._entries[name].shape
 
+    def file(self, name: str) -> Path:
+        """the file that holds the tensor"""
+        return self._entries[name].file
+
     def raw(self, name: str) -> np.ndarray:
         """the stored array, read-only and unconverted (bfloat16 as its uint16 bits)"""
         entry = self._entries[name]
         data = self._map(entry.file)
+        if len(data) < entry.end:
+            raise AttntraceError(f"{entry.file}: shorter than when it was opened; it changed while being read")
         count = math.prod(entry.shape)
         return np.frombuffer(data, DTYPES[entry.dtype], count, entry.start).reshape(entry.shape)
 
@@ -70,8 +81,13 @@ class Tensors:
         if entry.dtype == "BF16":
             bits = part.astype(np.uint32)
             bits <<= 16
-            return bits.view(np.float32).astype(np.float64)
-        return part.astype(np.float64)
+            wide = bits.view(np.float32).astype(np.float64)
+        else:
+            wide = part.astype(np.float64)
+        if not np.isfinite(wide).all():
+            raise AttntraceError(f"{entry.file}: the tensor {visible(name)} holds an infinite or NaN weight; the file is "
+                                 "damaged, or the model diverged in training")
+        return wide
 
     def _map(self, file: Path) -> mmap.mmap:
         if file not in self._maps:
@@ -83,22 +99,30 @@ class Tensors:
 def open_weights(directory: Path) -> Tensors:
     """the weights in directory: model.safetensors, or the shards model.safetensors.index.json names"""
     single, index = directory / SINGLE, directory / INDEX
-    if single.is_file():
+    if weights_file(single):
         return Tensors(read_header(single))
-    if index.is_file():
+    if paths.kind(index) != "missing":
         return Tensors(_sharded(directory, index))
     others = sorted(p.name for p in directory.glob("*.bin")) + sorted(p.name for p in directory.glob("*.pt*"))
-    also = f"; it has {others[0]}, which attntrace does not read (it never unpickles)" if others else ""
+    also = f"; it has {visible(others[0])}, which attntrace does not read (it never unpickles)" if others else ""
     raise AttntraceError(f"{directory}: no {SINGLE} (or {INDEX} and its shards){also}")
 
 
+def weights_file(path: Path) -> bool:
+    """whether path is a file of weights, which is read through a memory map, whatever its size; a folder, a device or a
+    pipe in its place is one line (a symbolic link loop too)"""
+    found = paths.kind(path)
+    if found in ("directory", "other"):
+        raise AttntraceError(f"{path}: is a {'folder' if found == 'directory' else 'device or pipe'}, expected a "
+                             ".safetensors file of weights")
+    return found == "file"
+
+
 def _sharded(directory: Path, index: Path) -> dict[str, Entry]:
-    try:
-        weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
-        if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
-            raise TypeError
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
-        raise AttntraceError(f"{index}: not a shard index (a JSON object whose weight_map names each tensor's file)") from None
+    weight_map = read_json(index, "a shard index (a JSON object whose weight_map names each tensor's file)").get(
+        "weight_map")
+    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+        raise AttntraceError(f"{index}: not a shard index (a JSON object whose weight_map names each tensor's file)")
     headers: dict[str, dict[str, Entry]] = {}
     entries: dict[str, Entry] = {}
     for name, shard in weight_map.items():
@@ -106,7 +130,7 @@ def _sharded(directory: Path, index: Path) -> dict[str, Entry]:
             raise AttntraceError(f"{index}: the shard {visible(shard[:80])!r} is not a .safetensors file name in this folder")
         if shard not in headers:
             path = directory / shard
-            if not path.is_file():
+            if not weights_file(path):
                 raise AttntraceError(f"{directory}: no {shard}, a shard {INDEX} names; the download is incomplete")
             headers[shard] = read_header(path)
         if name not in headers[shard]:
@@ -115,22 +139,42 @@ def _sharded(directory: Path, index: Path) -> dict[str, Entry]:
     return entries
 
 
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """a JSON object whose names are each given once: a second entry of the same tensor is refused, never chosen"""
+    names = [name for name, _ in pairs]
+    if len(set(names)) < len(names):
+        twice = next(name for k, name in enumerate(names) if name in names[:k])
+        raise _Duplicate(twice)
+    return dict(pairs)
+
+
+class _Duplicate(Exception):
+    pass
+
+
 def read_header(path: Path) -> dict[str, Entry]:
     """the tensors a .safetensors file holds, checked against its size: an 8-byte length, a JSON header, the data"""
     def broken(why: str) -> AttntraceError:
         return AttntraceError(f"{path}: not a readable safetensors file ({why})")
 
-    size = path.stat().st_size
-    with open(path, "rb") as f:
-        head = f.read(8)
-        if len(head) < 8:
-            raise broken("shorter than its 8-byte header length")
-        length = int.from_bytes(head, "little")
-        if length > min(MAX_HEADER, size - 8):
-            raise broken(f"a header of {length:,} bytes in a file of {size:,}")
-        text = f.read(length)
     try:
-        header = json.loads(text.decode("utf-8"))
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(8)
+            if len(head) < 8:
+                raise broken("shorter than its 8-byte header length")
+            length = int.from_bytes(head, "little")
+            if length > min(MAX_HEADER, max_bytes(), size - 8):
+                raise broken(f"a header of {length:,} bytes in a file of {size:,}")
+            text = f.read(length)
+    except OSError as e:
+        raise AttntraceError(f"{path}: cannot be read ({e.strerror or e})") from None
+    try:
+        header = json.loads(text.decode("utf-8"), object_pairs_hook=_unique)
+    except _Duplicate as e:
+        raise broken(f"the tensor {visible(str(e.args[0])[:80])} is listed twice") from None
+    except RecursionError:
+        raise broken("its header is nested too deeply") from None
     except (UnicodeDecodeError, ValueError):
         raise broken("its header is not JSON") from None
     if not isinstance(header, dict):
@@ -140,15 +184,18 @@ def read_header(path: Path) -> dict[str, Entry]:
     for name, info in header.items():
         if name == "__metadata__":
             continue
+        shown = visible(str(name)[:80])
         try:
             dtype, shape, (start, end) = info["dtype"], tuple(info["shape"]), info["data_offsets"]
             if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (*shape, start, end)):
                 raise TypeError
         except (KeyError, TypeError, ValueError):
-            raise broken(f"the entry of {visible(str(name)[:80])} is not dtype, shape and data_offsets") from None
-        if dtype not in DTYPES:
-            raise broken(f"{visible(str(name)[:80])} has the dtype {visible(str(dtype)[:20])}, which attntrace does not read")
+            raise broken(f"the entry of {shown} is not dtype, shape and data_offsets") from None
+        if not isinstance(dtype, str) or dtype not in DTYPES:
+            raise broken(f"{shown} has the dtype {visible(str(dtype)[:20])}, which attntrace does not read")
+        if len(shape) > MAX_DIMENSIONS or any(n > MAX_SIZE for n in shape):
+            raise broken(f"{shown} has the shape {visible(str(list(shape))[:60])}, more than a tensor can hold")
         if not start <= end <= data_size or end - start != math.prod(shape) * DTYPES[dtype].itemsize:
-            raise broken(f"{visible(str(name)[:80])} lies outside the file or does not fit its shape")
+            raise broken(f"{shown} lies outside the file or does not fit its shape")
         entries[name] = Entry(path, dtype, shape, data_start + start, data_start + end)
     return entries

@@ -8,8 +8,9 @@ from attntrace.errors import AttntraceError
 from attntrace.model.masks import Padding
 from attntrace.model.problem import Problem
 from attntrace.models.attend import attend
+from attntrace.models.jsonfile import shown
 from attntrace.models.layers import activation, layer_norm
-from attntrace.models.model import Model
+from attntrace.models.model import Dims, Model
 from attntrace.models.tokenize import Encoding
 
 
@@ -26,10 +27,32 @@ class Bert(Model):
             raise AttntraceError(f"{self.directory / 'config.json'}: position_embedding_type {kind!r}; attntrace "
                                  "reads BERT models with absolute positions")
         self.act = activation(self.setting("hidden_act", default="gelu"), str(self.directory / "config.json"))
-        self.eps = self.real("layer_norm_eps", default=1e-12)
+        self.eps = self.positive("layer_norm_eps", default=1e-12)
+
+    def check_sizes(self) -> None:
         if self.hidden % self.heads:
-            raise AttntraceError(f"{self.directory / 'config.json'}: {self.heads} heads do not divide hidden_size "
-                                 f"{self.hidden}")
+            raise AttntraceError(f"{self.directory / 'config.json'}: num_attention_heads = {shown(self.heads)} does not "
+                                 f"divide hidden_size = {self.hidden}")
+
+    def shapes(self) -> dict[str, Dims]:
+        hidden, inner = ("hidden_size", self.hidden), ("intermediate_size", self.count("intermediate_size"))
+        shapes: dict[str, Dims] = {
+            "embeddings.word_embeddings.weight": (("vocab_size", self.size("vocab_size")), hidden),
+            "embeddings.position_embeddings.weight": (("max_position_embeddings", self.positions), hidden),
+            "embeddings.token_type_embeddings.weight": (("type_vocab_size", self.size("type_vocab_size")), hidden),
+            "embeddings.LayerNorm.weight": (hidden,), "embeddings.LayerNorm.bias": (hidden,)}
+        p = "encoder.layer.#."
+        for key, out, into in (("attention.self.query", hidden, hidden), ("attention.self.key", hidden, hidden),
+                               ("attention.self.value", hidden, hidden), ("attention.output.dense", hidden, hidden),
+                               ("intermediate.dense", inner, hidden), ("output.dense", hidden, inner)):
+            shapes[f"{p}{key}.weight"], shapes[f"{p}{key}.bias"] = (out, into), (out,)
+        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
+            shapes[f"{p}{norm}.weight"] = shapes[f"{p}{norm}.bias"] = (hidden,)
+        return shapes
+
+    def check_encoding(self, e: Encoding) -> None:
+        super().check_encoding(e)
+        self.within(e, e.type_ids, "embeddings.token_type_embeddings.weight", "token type id")
 
     @property
     def hidden(self) -> int:
