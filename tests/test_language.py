@@ -94,3 +94,10 @@ def test_english_under_a_chinese_locale_and_data_in_any_language_are_the_same_by
     assert attntrace(*args, "--lang", "en", env={"LANG": "zh_CN.UTF-8", "ATTNTRACE_LANG": ""}).out == english
     if "json" in args or "csv" in args:
         assert attntrace(*args, "--lang", "zh").out == english
+
+
+def test_help_is_translated_when_the_line_is_read_whatever_the_language_at_import(attntrace):
+    attntrace("run", "-h")  # the commands imported in English
+    r = attntrace("run", "--lang", "zh", "-h")
+    assert "写给人看的文字所用的语言" in r.out and "Language of what is written" not in r.out
+    assert "Language of what is written" in attntrace("run", "-h").out

@@ -50,6 +50,7 @@ def _typer_main(argv: list[str], env: Environment) -> int:
         command = typer.main.get_command(chosen)
         for each in [command, *getattr(command, "commands", {}).values()]:
             each.params.append(_lang_option())
+            _translate_help(each)
         code = command.main(argv, prog_name="attntrace", standalone_mode=False, obj=env)
         return int(code or 0)
     except click.exceptions.Exit as e:
@@ -72,11 +73,28 @@ def _typer_main(argv: list[str], env: Environment) -> int:
 
 def _lang_option() -> click.Option:
     """--lang on every command; cli.main has already read it (before anything is written), so it is only checked here"""
-    from attntrace.language import LANGUAGES
+    from attntrace.language import LANGUAGES, N_
 
-    return click.Option(["--lang"], type=click.Choice(LANGUAGES), expose_value=False, help=(
+    return click.Option(["--lang"], type=click.Choice(LANGUAGES), expose_value=False, help=N_(
         "Language of what is written for a person (data is the same in both): en or zh; by default from "
         "ATTNTRACE_LANG, LC_ALL, LC_MESSAGES or LANG."))
+
+
+def _translate_help(command: click.Command) -> None:
+    """the help of a command and of its options in the chosen language: each text is written in English (marked with
+    N_ for the catalogue) and looked up here, when the command line is read, whatever the language was at import"""
+    from attntrace.language import _, current
+
+    if current() == "en":
+        return
+    for name in ("help", "short_help", "epilog"):
+        text = getattr(command, name, None)
+        if text:
+            setattr(command, name, _(text))
+    for param in command.params:
+        text = getattr(param, "help", None)
+        if text:
+            param.help = _(text)  # type: ignore[attr-defined]
 
 
 def with_hint(message: str, ctx: click.Context | None, named: str) -> str:
