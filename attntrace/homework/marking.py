@@ -172,9 +172,9 @@ class Marker:
         if "final" in rule.points and (None, "output") not in given:
             notes.append("points for the final output do not apply: with one head and no W_O it is the head's output, "
                          "which the points for output count")
-        work = Work(self, t, given, precision, rule)
+        work = Work(self, t, _asking(t, given, notes), precision, rule)
         with np.errstate(all="ignore"):  # a student's huge numbers overflow a redo: that is theirs to see, not a warning
-            items = work.mark_all()
+            items = [item for item in work.mark_all() if not masked_cells(t, (item.head, item.key)).all()]
         report = Report(sheet.origin, self.problem.name or self.origin, precision, source, sheet.query, items,
                         follow_through=rule.follow_through, student=sheet.student, notes=notes)
         with np.errstate(all="ignore"):
@@ -188,6 +188,26 @@ class Marker:
                                     f"those written{'' if head is None or len(t.heads) == 1 else f' for head {head}'} "
                                     "differ and are not marked")
         return report
+
+
+def _asking(t: Trace, given: dict[Key, np.ndarray], notes: list[str]) -> dict[Key, np.ndarray]:
+    """a table whose every cell is masked (every key padding) has nothing to write, so it is neither asked nor counted:
+    it is read as left blank, and numbers written in it (but a masked weight's 0) are said in a note"""
+    out = dict(given)
+    for key, g in given.items():
+        if masked_cells(t, key).all():
+            if (np.isfinite(g) & (g != 0 if key[1] == "weights" else True)).any():
+                notes.append(f"every cell of the {item_name(t, key)} is masked, so it asks for nothing; the numbers "
+                             "written there are not marked")
+            out[key] = np.full(g.shape, np.nan)
+    return out
+
+
+def masked_cells(t: Trace, key: Key) -> np.ndarray:
+    """the cells the mask leaves nothing to write in: a masked scaled score, and its weight (0, or left blank)"""
+    if key[1] == "weights" and t.allowed is not None:
+        return ~t.allowed
+    return np.isneginf(_expected(t, *key))
 
 
 def _precision(sheet: Sheet, rule: Rule) -> tuple[int, str]:
@@ -340,9 +360,9 @@ class Work:
         g = self.given[key]
         item = Item(head, step, item_name(self.t, key), max_points=_points(self.rule, key, self.t))
         expected = self.expected(key)
-        masked_cell = np.isneginf(expected)  # a masked scaled score is asked to be left blank (or written masked)
-        if step == "weights" and self.t.allowed is not None:
-            masked_cell = ~self.t.allowed & np.isnan(g)  # a masked weight left blank is its 0
+        masked_cell = masked_cells(self.t, key)  # a masked scaled score is asked to be left blank (or written masked)
+        if step == "weights":
+            masked_cell &= np.isnan(g)  # a masked weight left blank is its 0
         written = ~np.isnan(g)  # a number, or "masked" (-inf), which is an answer too
         item.given = int((written & ~masked_cell).sum())
         item.asked = int((~masked_cell).sum())
