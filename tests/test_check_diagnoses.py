@@ -3,6 +3,7 @@ angles taken as degrees), and the diagnosis kept when the teacher asks for more 
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -132,3 +133,22 @@ def test_angles_taken_as_degrees_are_still_named_when_the_numbers_show_them(roun
         key["heads"][0][name], key["heads"][0][f"{name}_rotated"] = v.tolist(), hand.rnd(turned, 2).tolist()
     report = _report(ROPE, key)
     assert report.mistakes == ("angles in degrees",), report.diagnosis
+
+
+def test_more_decimals_asked_than_written_quotes_what_was_written_and_keeps_the_diagnosis(attntrace, tmp_path):
+    from tests.test_check import ONE
+
+    problem, sheet = tmp_path / "problem.json", tmp_path / "sheet.json"
+    problem.write_text(json.dumps(ONE), encoding="utf-8")
+    sheet.write_text(json.dumps(hand.sheet(ONE, 2, divisor=lambda d_k, d: 1.0)), encoding="utf-8")
+    r = attntrace("check", sheet, problem, "--precision", "3")
+    written = re.findall(r": (-?\d+\.\d+) written", r.out)
+    assert r.code == 1 and written and all(len(w.split(".")[1]) <= 2 for w in written), r.out
+    assert re.search(r"expected -?\d+\.\d{3}\b", r.out)  # the answer at the decimals asked for
+    report = json.loads(attntrace("check", sheet, problem, "--precision", "3", "--format", "json").out)
+    assert report["mistakes"] == ["scaling forgotten", "rounded to fewer decimals"]
+    assert report["diagnosis"].startswith("the scaling was forgotten") and "rounded to 2 decimals" in report["diagnosis"]
+    right = tmp_path / "right.json"
+    right.write_text(json.dumps(hand.sheet(ONE, 2)), encoding="utf-8")
+    only = json.loads(attntrace("check", right, problem, "--precision", "3", "--format", "json").out)
+    assert only["mistakes"] == ["rounded to fewer decimals"]

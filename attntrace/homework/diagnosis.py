@@ -179,7 +179,7 @@ def diagnose(work: Work, items: list[Item]) -> tuple[str | None, tuple[str, ...]
         return cut + where, ("cut instead of rounded",)
     if len(first.off) == 1:
         cell = first.off[0]
-        return (f"a slip in one cell: {cell.name} is {number(cell.given, cell.decimals)}, expected "
+        return (f"a slip in one cell: {cell.name} is {number(cell.given, cell.quoted)}, expected "
                 f"{number(cell.expected, cell.decimals)}; none of the usual mistakes explains it"), ("a slip in one cell",)
     return None, ()
 

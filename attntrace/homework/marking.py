@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 import numpy as np
@@ -45,6 +45,11 @@ class Cell:
     decimals: int  # the precision the cell is judged at
     basis: str = ""  # what expected comes from when not the true value: "your own scaled scores"
     carried: float | None = None  # the hand calculation's value with the rounding carried (the key's), when it differs
+    written: int | None = None  # the decimals given is quoted at, as the student wrote it; None: decimals
+
+    @property
+    def quoted(self) -> int:
+        return self.decimals if self.written is None else self.written
 
 
 @dataclass
@@ -173,12 +178,16 @@ class Marker:
             notes.append("points for the final output do not apply: with one head and no W_O it is the head's output, "
                          "which the points for output count")
         work = Work(self, t, _asking(t, given, notes), precision, rule)
+        own = None if rule.tolerance or rule.precision is None else _precision(sheet, replace(rule, precision=None))[0]
+        work.written = own
         with np.errstate(all="ignore"):  # a student's huge numbers overflow a redo: that is theirs to see, not a warning
             items = [item for item in work.mark_all() if not masked_cells(t, (item.head, item.key)).all()]
         report = Report(sheet.origin, self.problem.name or self.origin, precision, source, sheet.query, items,
                         follow_through=rule.follow_through, student=sheet.student, notes=notes)
         with np.errstate(all="ignore"):
             report.diagnosis, report.mistakes = diagnosis.diagnose(work, items)
+        if own is not None and own < precision and report.mistakes in ((), ("rounded to fewer decimals",)):
+            self._fewer(sheet, rule, own, report)
         for (head, key), values in sheet.cells.items():
             scores = sheet.cells.get((head, "scores"))
             if key == "scaled" and (head, key) not in given and scores is not None and not np.array_equal(
@@ -188,6 +197,18 @@ class Marker:
                                     f"those written{'' if head is None or len(t.heads) == 1 else f' for head {head}'} "
                                     "differ and are not marked")
         return report
+
+
+    def _fewer(self, sheet: Sheet, rule: Rule, own: int, report: Report) -> None:
+        """a sheet written to fewer decimals than --precision asks for: every step is off by its rounding, which
+        hides the mistake its numbers make at the decimals written; that mistake is named, then the rounding"""
+        again = self.mark(sheet, replace(rule, precision=own))
+        if again.diagnosis is None:
+            return
+        rounding = (f"the numbers were also rounded to {plural(own, 'decimal')}, not the {report.precision} "
+                    "--precision asks for")
+        report.diagnosis = f"{again.diagnosis}; {rounding}"
+        report.mistakes = tuple(dict.fromkeys((*again.mistakes, "rounded to fewer decimals")))
 
 
 def _asking(t: Trace, given: dict[Key, np.ndarray], notes: list[str]) -> dict[Key, np.ndarray]:
@@ -289,6 +310,7 @@ class Work:
     def __init__(self, marker: Marker, t: Trace, given: dict[Key, np.ndarray], precision: int, rule: Rule) -> None:
         self.marker, self.t, self.given, self.precision, self.rule = marker, t, given, precision, rule
         self.places = {key: np.maximum(decimals(g), precision) for key, g in given.items()}
+        self.written: int | None = None  # the decimals the sheet was written to, when --precision asks for others
         self.verdicts: dict[Key, str] = {}
 
     # --- the values each step is judged against ---
@@ -409,8 +431,10 @@ class Work:
                 item.note = f"the other cells follow from {own}"
             carried = None if basis or self.rule.tolerance else self.carried(key, self.precision)
             quoted = np.maximum(decimals(g), 0) if self.rule.tolerance else places  # within a tolerance: as written
+            written_at = None if self.written is None else np.maximum(decimals(g), self.written)
             item.off = [Cell(int(i), int(j), cell_name(self.t, key, int(i), int(j)), float(g[i, j]), float(shown[i, j]),
-                             int(quoted[i, j]), basis, _also(carried, shown, places, self.precision, i, j))
+                             int(quoted[i, j]), basis, _also(carried, shown, places, self.precision, i, j),
+                             None if written_at is None else int(written_at[i, j]))
                         for i, j in np.argwhere(~(right | follows | blank))]
             item.written = int(written.sum())
         missing = item.asked - item.given
