@@ -172,7 +172,7 @@ class Marker:
         notes = list(sheet.notes)
         if sheet.problem is not None and self.problem.name is not None and sheet.problem != self.problem.name:
             notes.append(f'the sheet answers the problem "{sheet.problem}", and is marked against "{self.problem.name}"')
-        given = _given(sheet, t, notes)
+        given = _given(sheet, t, notes, self.origin)
         precision, source = _precision(sheet, rule)
         if "final" in rule.points and (None, "output") not in given:
             notes.append("points for the final output do not apply: with one head and no W_O it is the head's output, "
@@ -257,7 +257,7 @@ def _one_output(head: np.ndarray | None, final: np.ndarray, t: Trace, notes: lis
     return np.where(np.isnan(head), final, head)
 
 
-def _given(sheet: Sheet, t: Trace, notes: list[str]) -> dict[Key, np.ndarray]:
+def _given(sheet: Sheet, t: Trace, notes: list[str], problem: str) -> dict[Key, np.ndarray]:
     """the sheet's matrices for what the problem asks, each checked against the shape it must have"""
     keys = asked(t)
     heads = len(t.heads)
@@ -268,18 +268,56 @@ def _given(sheet: Sheet, t: Trace, notes: list[str]) -> dict[Key, np.ndarray]:
                              f"{heads} head{'s' * (heads != 1)}")
     if (None, "output") not in keys and (None, "output") in cells:  # one head, no W_O: the final output is the head's
         cells[(1, "output")] = _one_output(cells.get((1, "output")), cells.pop((None, "output")), t, notes)
+    _same_shapes(sheet, t, cells, problem)
     out: dict[Key, np.ndarray] = {}
     for head, key in keys:
         expected = _expected(t, head, key)
         value = cells.get((head, key))
         if value is None:
             value = np.full(expected.shape, np.nan)
-        elif value.shape != expected.shape:
-            raise SheetError(f"{sheet.origin}: {_shape_error(t, head, key, value.shape, expected.shape)}")
         if key == "weights":
             value = np.where(np.isneginf(value), 0.0, value)  # "masked" written for a weight is its 0
         out[(head, key)] = value
     return out
+
+
+SIZES = {"q": ("n", "d_k"), "k": ("m", "d_k"), "v": ("m", "d_v"), "q_rotated": ("n", "d_k"), "k_rotated": ("m", "d_k"),
+         "scores": ("n", "m"), "scaled": ("n", "m"), "weights": ("n", "m"), "output": ("n", "d_v")}  # a head's tables
+
+
+def _sizes(head: int | None, key: str) -> tuple[str, str]:
+    """the sizes a table's rows and columns count: the inputs answered, the keys, d_k, d_v, or the final output's width"""
+    return ("n", "d_out") if head is None else SIZES[key]
+
+
+def _same_shapes(sheet: Sheet, t: Trace, cells: dict[Key, np.ndarray], problem: str) -> None:
+    """every table of the sheet has the shape the problem gives it; when none does, and the tables agree with one another
+    on the sizes of another problem, the sheet answers that problem: said so, as a whole, rather than one table's rows"""
+    wrong = [(key, value.shape, _expected(t, *key).shape) for key, value in cells.items()
+             if key[1] in SIZES and value.shape != _expected(t, *key).shape]
+    if not wrong:
+        return
+    (head, key), got, want = wrong[0]
+    sizes: dict[str, set[int]] = {}
+    for (h, k), value in cells.items():
+        if k in SIZES:
+            for size, count in zip(_sizes(h, k), value.shape):
+                sizes.setdefault(size, set()).add(count)
+    fits = {size: count for size, counts in sizes.items() if len(counts) == 1 for count in counts}
+    ours: dict[str, int] = {}
+    for (h, k), _, shape in wrong:
+        ours.update(zip(_sizes(h, k), shape))
+    differ = [size for size in fits if size in ours and fits[size] != ours[size]]
+    if len(fits) < len(sizes) or len(wrong) == 1 and len(differ) == 1:  # the tables disagree, or one is one size off:
+        raise SheetError(f"{sheet.origin}: {_shape_error(t, head, key, got, want)}")  # a slip in that table
+    where = "output" if head is None else f"head {head} {key}" if len(t.heads) > 1 else key
+    said = ", ".join(NAMES[size](fits[size]) for size in NAMES if size in fits)
+    raise SheetError(f"{sheet.origin}: this sheet answers another problem ({said}): its {where} is {got[0]} x {got[1]}, "
+                     f"where {problem} asks for {want[0]} x {want[1]}; check it against the problem it answers")
+
+
+NAMES = {"n": lambda n: plural(n, "input"), "m": lambda m: plural(m, "key"), "d_k": lambda d: f"d_k = {d}",
+         "d_v": lambda d: f"d_v = {d}", "d_out": lambda d: f"an output {d} wide"}  # another problem's sizes, in words
 
 
 def _expected(t: Trace, head: int | None, key: str) -> np.ndarray:
