@@ -122,3 +122,27 @@ def test_a_huge_sheet_laid_out_otherwise_is_read_whole_and_its_trouble_named(att
     text = '{"warnings": ["' + "@" * HUGE + '"], "q": [["0.1", 0.2, 0.3]]}'
     r = attntrace("check", _sheet(tmp_path, text), SCALED)
     assert r.code == 2 and "q row 1, column 1: expected a number or null" in r.err, r.err
+
+
+def test_a_huge_csv_table_is_refused_at_its_first_row_past_the_problems(attntrace, tmp_path):
+    sheet = tmp_path / "answers"
+    sheet.mkdir()
+    (sheet / "k.csv").write_text("x1,x2,x3\n" + "1,2,3\n" * 3 + "@,@\n" * (HUGE // 4), encoding="utf-8")
+    r = attntrace("check", sheet, SCALED)
+    assert r.code == 2 and "k.csv has more than 3 rows, expected 3: one per key" in r.err, r.err
+
+
+def test_a_json_sheet_saved_as_text_is_read_as_json(attntrace, tmp_path):
+    sheet = _sheet(tmp_path, attntrace("worksheet", SCALED, "--key", "--format", "json").out, "answers.txt")
+    assert attntrace("check", sheet, SCALED).code == 0
+
+
+def test_an_empty_row_is_refused_as_such(attntrace, tmp_path):
+    r = attntrace("check", _sheet(tmp_path, {"q": [[]]}), SCALED)
+    assert r.code == 2 and "q row 1 is empty" in r.err and "another problem" not in r.err, r.err
+
+
+def test_a_sheet_of_every_input_given_a_query_is_told_so(attntrace, tmp_path):
+    key = json.loads(attntrace("worksheet", SCALED, "--key", "--format", "json").out)
+    r = attntrace("check", _sheet(tmp_path, {**key, "query": 2}), SCALED)
+    assert r.code == 2 and "q has 3 rows, expected 1: the input answered (query 2)" in r.err, r.err

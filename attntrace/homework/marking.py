@@ -304,12 +304,11 @@ def _same_shapes(sheet: Sheet, t: Trace, cells: dict[Key, np.ndarray], problem: 
             for size, count in zip(_sizes(h, k), value.shape):
                 sizes.setdefault(size, set()).add(count)
     fits = {size: count for size, counts in sizes.items() if len(counts) == 1 for count in counts}
-    ours: dict[str, int] = {}
-    for (h, k), _, shape in wrong:
-        ours.update(zip(_sizes(h, k), shape))
-    differ = [size for size in fits if size in ours and fits[size] != ours[size]]
-    if len(fits) < len(sizes) or len(wrong) == 1 and len(differ) == 1:  # the tables disagree, or one is one size off:
-        raise SheetError(f"{sheet.origin}: {_shape_error(t, head, key, got, want)}")  # a slip in that table
+    d = t.dims
+    ours = {"n": d.n, "m": d.m, "d_k": d.d_k, "d_v": d.d_v, "d_out": d.d_out}  # every input's, as a sheet of them all
+    differ = [size for size in fits if fits[size] != ours[size]]
+    if len(fits) < len(sizes) or not differ or len(wrong) == 1 and len(differ) == 1:  # the tables disagree, or one is
+        raise SheetError(f"{sheet.origin}: {_shape_error(t, head, key, got, want)}")  # one size off: a slip in it
     where = "output" if head is None else f"head {head} {key}" if len(t.heads) > 1 else key
     said = ", ".join(NAMES[size](fits[size]) for size in NAMES if size in fits)
     raise SheetError(f"{sheet.origin}: this sheet answers another problem ({said}): its {where} is {got[0]} x {got[1]}, "

@@ -59,9 +59,9 @@ def load(path: str, problem: Any = None) -> Sheet:
         raise SheetError(f"{path}: no such file or directory")
     try:
         if p.is_dir():
-            return _from_dir(p, path)
+            return _from_dir(p, path, problem)
         text = read_text(path)
-        if p.suffix.lower() in TEXT_SUFFIXES or _worksheet(text):
+        if p.suffix.lower() in TEXT_SUFFIXES and not text.lstrip("\ufeff \t\r\n").startswith("{") or _worksheet(text):
             from attntrace.homework import filled
 
             return filled.parse(text, "stdin" if path == "-" else path, problem)
@@ -80,6 +80,20 @@ SIZES = {"q": ("n", "d_k"), "k": ("m", "d_k"), "v": ("m", "d_v"), "q_rotated": (
 WORDS = {"n": "one per input", "m": "one per key", "d_k": "d_k", "d_v": "d_v", "d_out": "d_out"}
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
+
+
+def _rows_past(text: str, name: str, most: int, rows: str) -> None:
+    """a big CSV table refused at its first row past the problem's (a header row may come first), before it is read"""
+    count, at = 0, 0
+    while at <= len(text):
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if text[at:end].split("#", 1)[0].strip():
+            count += 1
+            if count > most + 1:
+                raise SheetError(f"{name} has more than {plural(most, 'row')}, expected {most}: {WORDS[rows]}; this sheet "
+                                 "answers another problem: check it against the problem it answers")
+        at = end + 1
 
 
 class _Unsure(Exception):
@@ -204,12 +218,16 @@ def _worksheet(text: str) -> bool:
     return first.lstrip("# ").startswith("Worksheet:")
 
 
-def _from_dir(p: Path, origin: str) -> Sheet:
+def _from_dir(p: Path, origin: str, problem: Any = None) -> Sheet:
     data: dict[str, Any] = {}
     for key in intermediates.KEYS:
         f = p / f"{key}.csv"
         if f.exists():
-            values = csvfile.parse(read_text(f), str(f), key, BLANKS)[0].tolist()
+            text = read_text(f)
+            if problem is not None and len(text) >= SCAN_FROM:
+                rows = SIZES[key][0]
+                _rows_past(text, str(f), problem.dims.n if rows == "n" else problem.dims.m, rows)
+            values = csvfile.parse(text, str(f), key, BLANKS)[0].tolist()
             data[key] = [[None if v != v else v for v in row] for row in values]  # NaN: a cell left blank
     data.update(jsonfile.settings(p / "answers.json", '{"query": 2, "precision": 2}'))
     if not any(key in data for key in intermediates.KEYS):
@@ -292,6 +310,8 @@ def matrix(value: Any, where: str) -> np.ndarray:
     if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
         raise SheetError(f"{where} must be a matrix (a list of rows), got {_show(value)}")
     width = len(value[0])
+    if not width:
+        raise SheetError(f"{where} row 1 is empty; write the numbers you computed, or null for a blank cell")
     out = np.full((len(value), width), np.nan)
     for i, row in enumerate(value):
         if len(row) != width:
