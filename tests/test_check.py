@@ -390,7 +390,7 @@ def test_a_problem_among_the_paths_or_given_with_problem(attntrace, tmp_path):
     (room / "dee.json").unlink()
     elsewhere = _write(tmp_path, "other.json", TWO)
     r = attntrace("check", room / "ana.json", room / "ben.json", elsewhere, "--format", "json")
-    assert r.code == 2 and "has 3 rows, expected 4" in r.err  # marked against the problem given, not the one beside
+    assert r.code == 2 and "answers another problem (3 inputs" in r.err  # marked against the problem given, not beside
     assert len(json.loads(r.out)["unreadable"]) == 2
     r = attntrace("check", room / "ana.json", "--problem", room / "problem.json")
     assert r.code == 0

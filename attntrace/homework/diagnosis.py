@@ -41,6 +41,8 @@ def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, st
         "inverted": ("mask inverted", inverted),
         "transposed_mask": ("mask transposed", transposed),
         "no_bias": ("ALiBi bias left out", "the ALiBi bias (-slope · |i - j|) was not added to the scaled scores"),
+        "bias_sign": ("ALiBi bias with the wrong sign", "the ALiBi bias was added with the wrong sign: +slope · |i - j| "
+                      "instead of -slope · |i - j|, so a key gained score the farther it was instead of losing it"),
         "no_cap": ("soft-capping left out", f"the soft-capping was left out: the scores were not turned into "
                    f"{t.problem.softcap or 0:g} · tanh(score / {t.problem.softcap or 0:g})"),
     }
@@ -106,23 +108,26 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-def _fits(work: Work, key: Key, variant: str) -> tuple[bool, bool]:
-    """(the written cells follow the convention, and its masked cells are exactly the ones left blank)"""
+def _fits(work: Work, key: Key, variant: str) -> tuple[bool, bool, bool]:
+    """(the written cells follow the convention, its masked cells are exactly the ones left blank, and every written
+    cell is the convention's value from the student's own numbers rounded, not only near it)"""
     redo = recompute(work, key, variant)
     if redo is None:
-        return False, False
+        return False, False, False
     candidates, bound = redo
     g = work.given[key]
     written = np.isfinite(g)
     places = work.places[key]
+    found = (False, False, False)
     for values in candidates:
         if values.shape != g.shape:
             continue
         masked = np.isneginf(values)
-        tight = (rounds_to(g, np.where(masked, 0.0, values), places) & ~masked) | close(g, values, bound, places)
-        if (tight | ~written).all() and not (written & masked).any():
-            return True, bool(np.array_equal(masked, ~written))
-    return False, False
+        exact = rounds_to(g, np.where(masked, 0.0, values), places) & ~masked
+        if ((exact | close(g, values, bound, places)) | ~written).all() and not (written & masked).any():
+            fit = (True, bool(np.array_equal(masked, ~written)), bool((exact | ~written).all()))
+            found = max(found, fit)
+    return found
 
 
 def diagnose(work: Work, items: list[Item]) -> tuple[str | None, tuple[str, ...]]:
@@ -132,13 +137,20 @@ def diagnose(work: Work, items: list[Item]) -> tuple[str | None, tuple[str, ...]
         return None, ()
     first = min(wrong, key=lambda item: (item.step, item.head or 0))
     key = (first.head, first.key)
-    fitting = []
+    fitting, tight = [], set()
+    others = _same_convention(work, key, wrong)
     for variant, tag, sentence in _sentences(work.t, first.key, first.head):
-        fits, exact = _fits(work, key, variant)
+        fits, exact, given = _fits(work, key, variant)
+        for other in others if fits else ():
+            also = _fits(work, other, variant)
+            fits, given = also[0], given and also[2]
         if fits:
             fitting.append((exact, variant, tag, sentence))
+            tight |= {variant} if given else set()
     if any(exact for exact, *_ in fitting):
         fitting = [f for f in fitting if f[0]]
+    if any(variant in tight for _, variant, *_ in fitting):  # one the numbers give exactly rules out one only near them
+        fitting = [f for f in fitting if f[1] in tight]
     if key[1] == "q" and any(v == "w_k" for _, v, *_ in fitting) and _fits(work, (key[0], "k"), "w_q")[0]:
         fitting = [(True, "swap", "Q and K swapped", "Q and K were swapped: Q was computed with W_K and K with W_Q")]
     where = f" (first seen in {first.name})" if len(items) > 1 else ""
@@ -167,9 +179,17 @@ def diagnose(work: Work, items: list[Item]) -> tuple[str | None, tuple[str, ...]
         return cut + where, ("cut instead of rounded",)
     if len(first.off) == 1:
         cell = first.off[0]
-        return (f"a slip in one cell: {cell.name} is {number(cell.given, cell.decimals)}, expected "
+        return (f"a slip in one cell: {cell.name} is {number(cell.given, cell.quoted)}, expected "
                 f"{number(cell.expected, cell.decimals)}; none of the usual mistakes explains it"), ("a slip in one cell",)
     return None, ()
+
+
+def _same_convention(work: Work, key: Key, wrong: list[Item]) -> list[Key]:
+    """the other wrong steps a convention of this one's must explain too: a rotation turns Q and K of every head alike"""
+    if key[1] not in ("q_rotated", "k_rotated"):
+        return []
+    return [(item.head, item.key) for item in wrong
+            if item.key in ("q_rotated", "k_rotated") and (item.head, item.key) != key]
 
 
 def _rounded_early(work: Work, key: Key) -> str | None:

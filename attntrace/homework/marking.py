@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 import numpy as np
@@ -45,6 +45,11 @@ class Cell:
     decimals: int  # the precision the cell is judged at
     basis: str = ""  # what expected comes from when not the true value: "your own scaled scores"
     carried: float | None = None  # the hand calculation's value with the rounding carried (the key's), when it differs
+    written: int | None = None  # the decimals given is quoted at, as the student wrote it; None: decimals
+
+    @property
+    def quoted(self) -> int:
+        return self.decimals if self.written is None else self.written
 
 
 @dataclass
@@ -167,18 +172,22 @@ class Marker:
         notes = list(sheet.notes)
         if sheet.problem is not None and self.problem.name is not None and sheet.problem != self.problem.name:
             notes.append(f'the sheet answers the problem "{sheet.problem}", and is marked against "{self.problem.name}"')
-        given = _given(sheet, t, notes)
+        given = _given(sheet, t, notes, self.origin)
         precision, source = _precision(sheet, rule)
         if "final" in rule.points and (None, "output") not in given:
             notes.append("points for the final output do not apply: with one head and no W_O it is the head's output, "
                          "which the points for output count")
-        work = Work(self, t, given, precision, rule)
+        work = Work(self, t, _asking(t, given, notes), precision, rule)
+        own = None if rule.tolerance or rule.precision is None else _precision(sheet, replace(rule, precision=None))[0]
+        work.written = own
         with np.errstate(all="ignore"):  # a student's huge numbers overflow a redo: that is theirs to see, not a warning
-            items = work.mark_all()
+            items = [item for item in work.mark_all() if not masked_cells(t, (item.head, item.key)).all()]
         report = Report(sheet.origin, self.problem.name or self.origin, precision, source, sheet.query, items,
                         follow_through=rule.follow_through, student=sheet.student, notes=notes)
         with np.errstate(all="ignore"):
             report.diagnosis, report.mistakes = diagnosis.diagnose(work, items)
+        if own is not None and own < precision and report.mistakes in ((), ("rounded to fewer decimals",)):
+            self._fewer(sheet, rule, own, report)
         for (head, key), values in sheet.cells.items():
             scores = sheet.cells.get((head, "scores"))
             if key == "scaled" and (head, key) not in given and scores is not None and not np.array_equal(
@@ -188,6 +197,38 @@ class Marker:
                                     f"those written{'' if head is None or len(t.heads) == 1 else f' for head {head}'} "
                                     "differ and are not marked")
         return report
+
+
+    def _fewer(self, sheet: Sheet, rule: Rule, own: int, report: Report) -> None:
+        """a sheet written to fewer decimals than --precision asks for: every step is off by its rounding, which
+        hides the mistake its numbers make at the decimals written; that mistake is named, then the rounding"""
+        again = self.mark(sheet, replace(rule, precision=own))
+        if again.diagnosis is None:
+            return
+        rounding = (f"the numbers were also rounded to {plural(own, 'decimal')}, not the {report.precision} "
+                    "--precision asks for")
+        report.diagnosis = f"{again.diagnosis}; {rounding}"
+        report.mistakes = tuple(dict.fromkeys((*again.mistakes, "rounded to fewer decimals")))
+
+
+def _asking(t: Trace, given: dict[Key, np.ndarray], notes: list[str]) -> dict[Key, np.ndarray]:
+    """a table whose every cell is masked (every key padding) has nothing to write, so it is neither asked nor counted:
+    it is read as left blank, and numbers written in it (but a masked weight's 0) are said in a note"""
+    out = dict(given)
+    for key, g in given.items():
+        if masked_cells(t, key).all():
+            if (np.isfinite(g) & (g != 0 if key[1] == "weights" else True)).any():
+                notes.append(f"every cell of the {item_name(t, key)} is masked, so it asks for nothing; the numbers "
+                             "written there are not marked")
+            out[key] = np.full(g.shape, np.nan)
+    return out
+
+
+def masked_cells(t: Trace, key: Key) -> np.ndarray:
+    """the cells the mask leaves nothing to write in: a masked scaled score, and its weight (0, or left blank)"""
+    if key[1] == "weights" and t.allowed is not None:
+        return ~t.allowed
+    return np.isneginf(_expected(t, *key))
 
 
 def _precision(sheet: Sheet, rule: Rule) -> tuple[int, str]:
@@ -216,7 +257,7 @@ def _one_output(head: np.ndarray | None, final: np.ndarray, t: Trace, notes: lis
     return np.where(np.isnan(head), final, head)
 
 
-def _given(sheet: Sheet, t: Trace, notes: list[str]) -> dict[Key, np.ndarray]:
+def _given(sheet: Sheet, t: Trace, notes: list[str], problem: str) -> dict[Key, np.ndarray]:
     """the sheet's matrices for what the problem asks, each checked against the shape it must have"""
     keys = asked(t)
     heads = len(t.heads)
@@ -227,18 +268,55 @@ def _given(sheet: Sheet, t: Trace, notes: list[str]) -> dict[Key, np.ndarray]:
                              f"{heads} head{'s' * (heads != 1)}")
     if (None, "output") not in keys and (None, "output") in cells:  # one head, no W_O: the final output is the head's
         cells[(1, "output")] = _one_output(cells.get((1, "output")), cells.pop((None, "output")), t, notes)
+    _same_shapes(sheet, t, cells, problem)
     out: dict[Key, np.ndarray] = {}
     for head, key in keys:
         expected = _expected(t, head, key)
         value = cells.get((head, key))
         if value is None:
             value = np.full(expected.shape, np.nan)
-        elif value.shape != expected.shape:
-            raise SheetError(f"{sheet.origin}: {_shape_error(t, head, key, value.shape, expected.shape)}")
         if key == "weights":
             value = np.where(np.isneginf(value), 0.0, value)  # "masked" written for a weight is its 0
         out[(head, key)] = value
     return out
+
+
+SIZES = {"q": ("n", "d_k"), "k": ("m", "d_k"), "v": ("m", "d_v"), "q_rotated": ("n", "d_k"), "k_rotated": ("m", "d_k"),
+         "scores": ("n", "m"), "scaled": ("n", "m"), "weights": ("n", "m"), "output": ("n", "d_v")}  # a head's tables
+
+
+def _sizes(head: int | None, key: str) -> tuple[str, str]:
+    """the sizes a table's rows and columns count: the inputs answered, the keys, d_k, d_v, or the final output's width"""
+    return ("n", "d_out") if head is None else SIZES[key]
+
+
+def _same_shapes(sheet: Sheet, t: Trace, cells: dict[Key, np.ndarray], problem: str) -> None:
+    """every table of the sheet has the shape the problem gives it; when none does, and the tables agree with one another
+    on the sizes of another problem, the sheet answers that problem: said so, as a whole, rather than one table's rows"""
+    wrong = [(key, value.shape, _expected(t, *key).shape) for key, value in cells.items()
+             if key[1] in SIZES and value.shape != _expected(t, *key).shape]
+    if not wrong:
+        return
+    (head, key), got, want = wrong[0]
+    sizes: dict[str, set[int]] = {}
+    for (h, k), value in cells.items():
+        if k in SIZES:
+            for size, count in zip(_sizes(h, k), value.shape):
+                sizes.setdefault(size, set()).add(count)
+    fits = {size: count for size, counts in sizes.items() if len(counts) == 1 for count in counts}
+    d = t.dims
+    ours = {"n": d.n, "m": d.m, "d_k": d.d_k, "d_v": d.d_v, "d_out": d.d_out}  # every input's, as a sheet of them all
+    differ = [size for size in fits if fits[size] != ours[size]]
+    if len(fits) < len(sizes) or not differ or len(wrong) == 1 and len(differ) == 1:  # the tables disagree, or one is
+        raise SheetError(f"{sheet.origin}: {_shape_error(t, head, key, got, want)}")  # one size off: a slip in it
+    where = "output" if head is None else f"head {head} {key}" if len(t.heads) > 1 else key
+    said = ", ".join(NAMES[size](fits[size]) for size in NAMES if size in fits)
+    raise SheetError(f"{sheet.origin}: this sheet answers another problem ({said}): its {where} is {got[0]} x {got[1]}, "
+                     f"where {problem} asks for {want[0]} x {want[1]}; check it against the problem it answers")
+
+
+NAMES = {"n": lambda n: plural(n, "input"), "m": lambda m: plural(m, "key"), "d_k": lambda d: f"d_k = {d}",
+         "d_v": lambda d: f"d_v = {d}", "d_out": lambda d: f"an output {d} wide"}  # another problem's sizes, in words
 
 
 def _expected(t: Trace, head: int | None, key: str) -> np.ndarray:
@@ -269,6 +347,7 @@ class Work:
     def __init__(self, marker: Marker, t: Trace, given: dict[Key, np.ndarray], precision: int, rule: Rule) -> None:
         self.marker, self.t, self.given, self.precision, self.rule = marker, t, given, precision, rule
         self.places = {key: np.maximum(decimals(g), precision) for key, g in given.items()}
+        self.written: int | None = None  # the decimals the sheet was written to, when --precision asks for others
         self.verdicts: dict[Key, str] = {}
 
     # --- the values each step is judged against ---
@@ -340,9 +419,9 @@ class Work:
         g = self.given[key]
         item = Item(head, step, item_name(self.t, key), max_points=_points(self.rule, key, self.t))
         expected = self.expected(key)
-        masked_cell = np.isneginf(expected)  # a masked scaled score is asked to be left blank (or written masked)
-        if step == "weights" and self.t.allowed is not None:
-            masked_cell = ~self.t.allowed & np.isnan(g)  # a masked weight left blank is its 0
+        masked_cell = masked_cells(self.t, key)  # a masked scaled score is asked to be left blank (or written masked)
+        if step == "weights":
+            masked_cell &= np.isnan(g)  # a masked weight left blank is its 0
         written = ~np.isnan(g)  # a number, or "masked" (-inf), which is an answer too
         item.given = int((written & ~masked_cell).sum())
         item.asked = int((~masked_cell).sum())
@@ -389,8 +468,10 @@ class Work:
                 item.note = f"the other cells follow from {own}"
             carried = None if basis or self.rule.tolerance else self.carried(key, self.precision)
             quoted = np.maximum(decimals(g), 0) if self.rule.tolerance else places  # within a tolerance: as written
+            written_at = None if self.written is None else np.maximum(decimals(g), self.written)
             item.off = [Cell(int(i), int(j), cell_name(self.t, key, int(i), int(j)), float(g[i, j]), float(shown[i, j]),
-                             int(quoted[i, j]), basis, _also(carried, shown, places, self.precision, i, j))
+                             int(quoted[i, j]), basis, _also(carried, shown, places, self.precision, i, j),
+                             None if written_at is None else int(written_at[i, j]))
                         for i, j in np.argwhere(~(right | follows | blank))]
             item.written = int(written.sum())
         missing = item.asked - item.given

@@ -46,7 +46,7 @@ def cell_lines(item: Item) -> list[str]:
         said = [f"off by {number(abs(cell.given - cell.expected), cell.decimals)}"] if finite else []
         said += [] if cell.carried is None else [f"{number(cell.carried, cell.decimals)} with the rounding carried"]
         expected = f"{cell.basis} give" if cell.basis else "expected"
-        given = "masked" if cell.given == float("-inf") else number(cell.given, cell.decimals)
+        given = "masked" if cell.given == float("-inf") else number(cell.given, cell.quoted)
         lines.append(f"{visible(cell.name)}: {given} written, {expected} "
                      f"{number(cell.expected, cell.decimals)}" + (f" ({'; '.join(said)})" if said else ""))
     if len(item.off) > MAX_CELLS:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,17 +59,157 @@ def load(path: str, problem: Any = None) -> Sheet:
         raise SheetError(f"{path}: no such file or directory")
     try:
         if p.is_dir():
-            return _from_dir(p, path)
+            return _from_dir(p, path, problem)
         text = read_text(path)
-        if p.suffix.lower() in TEXT_SUFFIXES or _worksheet(text):
+        if p.suffix.lower() in TEXT_SUFFIXES and not text.lstrip("\ufeff \t\r\n").startswith("{") or _worksheet(text):
             from attntrace.homework import filled
 
             return filled.parse(text, "stdin" if path == "-" else path, problem)
+        if problem is not None and len(text) >= SCAN_FROM:
+            _misfit(text, path, problem.dims)
         return from_dict(jsonfile.parse(text, "stdin" if path == "-" else path, literals=True), path)
     except SheetError:
         raise
     except AttntraceError as e:
         raise SheetError(str(e)) from None
+
+
+SCAN_FROM = 1 << 20  # characters: a sheet this long is looked over row by row before it is read whole
+SIZES = {"q": ("n", "d_k"), "k": ("m", "d_k"), "v": ("m", "d_v"), "q_rotated": ("n", "d_k"), "k_rotated": ("m", "d_k"),
+         "scores": ("n", "m"), "scaled": ("n", "m"), "weights": ("n", "m"), "output": ("n", "d_v")}  # a head's tables
+WORDS = {"n": "one per input", "m": "one per key", "d_k": "d_k", "d_v": "d_v", "d_out": "d_out"}
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _rows_past(text: str, name: str, most: int, rows: str) -> None:
+    """a big CSV table refused at its first row past the problem's (a header row may come first), before it is read"""
+    count, at = 0, 0
+    while at <= len(text):
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        if text[at:end].split("#", 1)[0].strip():
+            count += 1
+            if count > most + 1:
+                raise SheetError(f"{name} has more than {plural(most, 'row')}, expected {most}: {WORDS[rows]}; this sheet "
+                                 "answers another problem: check it against the problem it answers")
+        at = end + 1
+
+
+class _Unsure(Exception):
+    """the text is not laid out as the scan expects: it is read whole, which says what is wrong with it"""
+
+
+def _misfit(text: str, origin: str, d: Any) -> None:
+    """a big sheet's tables looked over row by row before anything is read whole: the first row that cannot fit the
+    problem (one too many, or of another width) refuses the sheet there, so a huge sheet of another problem costs no
+    more than its first rows; a text laid out otherwise is left to the full reading, which names what is wrong"""
+    scan = _Scan(text, origin, {"n": d.n, "m": d.m, "d_k": d.d_k, "d_v": d.d_v, "d_out": d.d_out}, d.heads)
+    try:
+        scan.object(lambda key: scan.table(None, key) if key in SIZES else scan.heads() if key == "heads" else scan.skip())
+    except (_Unsure, ValueError, IndexError, RecursionError):
+        return
+
+
+class _Scan:
+    """a walk over the text of a JSON sheet, its tables row by row, each row found by its brackets and counted by its
+    commas (a row holding a string or a list is left to the full reading)"""
+
+    def __init__(self, text: str, origin: str, sizes: dict[str, int], heads: int) -> None:
+        self.text, self.origin, self.sizes, self.many, self.at = text, origin, sizes, heads > 1, 0
+
+    def space(self) -> str:
+        found = _SPACE.match(self.text, self.at)
+        self.at = found.end() if found else self.at
+        return self.text[self.at:self.at + 1]
+
+    def expect(self, mark: str) -> None:
+        if self.space() != mark:
+            raise _Unsure()
+        self.at += 1
+
+    def items(self, close: str, each: Any) -> None:
+        """the members of an object or the items of a list, up to its closing mark"""
+        if self.space() == close:
+            self.at += 1
+            return
+        while True:
+            each()
+            mark = self.space()
+            self.at += 1
+            if mark == close:
+                return
+            if mark != ",":
+                raise _Unsure()
+
+    def object(self, member: Any) -> None:
+        def one() -> None:
+            if self.space() != '"':
+                raise _Unsure()
+            key, self.at = _DECODER.raw_decode(self.text, self.at)
+            self.expect(":")
+            member(key)
+
+        self.expect("{")
+        self.items("}", one)
+
+    def skip(self) -> None:
+        self.space()
+        _, self.at = _DECODER.raw_decode(self.text, self.at)
+
+    def heads(self) -> None:
+        count = [0]
+
+        def one() -> None:
+            count[0] += 1
+            number = [count[0]]
+
+            def member(key: str) -> None:
+                if key == "head" and self.space().isdigit():
+                    value, self.at = _DECODER.raw_decode(self.text, self.at)
+                    number[0] = value if isinstance(value, int) else number[0]
+                elif key in SIZES:
+                    self.table(number[0], key)
+                else:
+                    self.skip()
+
+            self.object(member)
+
+        self.expect("[")
+        self.items("]", one)
+
+    def table(self, head: int | None, key: str) -> None:
+        """a table's rows: refused at the first that cannot fit"""
+        rows, cols = SIZES[key] if head is not None or key != "output" else ("n", "d_out")
+        where = "output" if head is None and key == "output" else f"head {head or 1} {key}" if self.many else key
+        most, width = self.sizes[rows], self.sizes[cols]
+        self.expect("[")
+        if self.space() != "[":  # a flat list is one row
+            self.row(where, 1, width, cols)
+            return
+        count = [0]
+
+        def one() -> None:
+            count[0] += 1
+            if count[0] > most:
+                raise SheetError(f"{self.origin}: {where} has more than {plural(most, 'row')}, expected {most}: "
+                                 f"{WORDS[rows]}; this sheet answers another problem: check it against the problem it "
+                                 "answers")
+            self.expect("[")
+            self.row(where, count[0], width, cols)
+
+        self.items("]", one)
+
+    def row(self, where: str, number: int, width: int, cols: str) -> None:
+        end = self.text.index("]", self.at)
+        body = self.text[self.at:end]
+        if any(mark in body for mark in '[{"'):
+            raise _Unsure()
+        values = body.count(",") + 1 if body.strip() else 0
+        if values and values != width:
+            raise SheetError(f"{self.origin}: {where} row {number} has {plural(values, 'value')}, expected {width}: "
+                             f"{WORDS[cols]}; check it against the problem it answers")
+        self.at = end + 1
 
 
 def _worksheet(text: str) -> bool:
@@ -76,12 +218,16 @@ def _worksheet(text: str) -> bool:
     return first.lstrip("# ").startswith("Worksheet:")
 
 
-def _from_dir(p: Path, origin: str) -> Sheet:
+def _from_dir(p: Path, origin: str, problem: Any = None) -> Sheet:
     data: dict[str, Any] = {}
     for key in intermediates.KEYS:
         f = p / f"{key}.csv"
         if f.exists():
-            values = csvfile.parse(read_text(f), str(f), key, BLANKS)[0].tolist()
+            text = read_text(f)
+            if problem is not None and len(text) >= SCAN_FROM:
+                rows = SIZES[key][0]
+                _rows_past(text, str(f), problem.dims.n if rows == "n" else problem.dims.m, rows)
+            values = csvfile.parse(text, str(f), key, BLANKS)[0].tolist()
             data[key] = [[None if v != v else v for v in row] for row in values]  # NaN: a cell left blank
     data.update(jsonfile.settings(p / "answers.json", '{"query": 2, "precision": 2}'))
     if not any(key in data for key in intermediates.KEYS):
@@ -164,6 +310,8 @@ def matrix(value: Any, where: str) -> np.ndarray:
     if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
         raise SheetError(f"{where} must be a matrix (a list of rows), got {_show(value)}")
     width = len(value[0])
+    if not width:
+        raise SheetError(f"{where} row 1 is empty; write the numbers you computed, or null for a blank cell")
     out = np.full((len(value), width), np.nan)
     for i, row in enumerate(value):
         if len(row) != width:

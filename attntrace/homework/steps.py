@@ -103,7 +103,20 @@ def _rotation(work: Work, head: int, step: str, variant: str | None) -> Redo | N
     unit = 0.5 * 10.0 ** -min(work.precision, 12)  # cos θ and sin θ as a student rounds them
     size = np.abs(own.values) + own.eps
     bound = rotate(own.eps, np.zeros_like(angles), pairs) + own.eps[:, ::-1] + unit * (size + size[:, ::-1])
-    return [rotate(own.values, angles, pairs)], np.abs(bound)
+    rounded = [] if variant is None else [_turned(own.values, angles, pairs, min(work.precision, 12))]  # for diagnosis
+    return [rotate(own.values, angles, pairs), *rounded], np.abs(bound)
+
+
+def _turned(x: np.ndarray, angles: np.ndarray, pairs: str, places: int) -> np.ndarray:
+    """x turned with cos θ and sin θ rounded to places first, as a student looks them up"""
+    from attntrace.model.variants import pair_index
+
+    first, second = pair_index(x.shape[1], pairs)
+    cos, sin = round_half_up(np.cos(angles), places), round_half_up(np.sin(angles), places)
+    out = np.empty_like(x)
+    out[:, first] = x[:, first] * cos - x[:, second] * sin
+    out[:, second] = x[:, second] * cos + x[:, first] * sin
+    return out
 
 
 def _scores(work: Work, head: int, variant: str | None) -> Redo | None:
@@ -131,7 +144,8 @@ def _scores(work: Work, head: int, variant: str | None) -> Redo | None:
     return [a.values @ b.values.T], bound
 
 
-DIVISOR_VARIANTS = ("unscaled", "multiplied", "sqrt_d_model", "scaled_when_none", "no_bias", "no_cap")
+DIVISOR_VARIANTS = ("unscaled", "multiplied", "sqrt_d_model", "scaled_when_none", "no_bias", "bias_sign", "no_cap")
+BIAS_VARIANTS = ("no_bias", "bias_sign")  # the ALiBi bias left out, or added with its sign flipped
 MASK_VARIANTS = ("no_mask", "inverted", "transposed_mask")
 
 
@@ -168,14 +182,14 @@ def _divided(work: Work, scores: Own, variant: str | None, head: int,
             if t.query is not None or allowed.shape[0] != allowed.shape[1] or np.array_equal(allowed, allowed.T):
                 return None
             allowed = allowed.T
-    elif variant is not None and variant not in ("no_bias", "no_cap"):
+    elif variant is not None and variant not in (*BIAS_VARIANTS, "no_cap"):
         return None
     values, eps = scores.values / divisor, scores.eps / divisor
     bias = t.heads[head - 1].bias
-    if variant in ("no_bias", "no_cap") and (bias if variant == "no_bias" else t.problem.softcap) is None:
+    if variant in BIAS_VARIANTS and (bias is None or not bias.any()) or variant == "no_cap" and t.problem.softcap is None:
         return None
     if bias is not None and variant != "no_bias":
-        values = values + bias
+        values = values + (-bias if variant == "bias_sign" else bias)
     if t.problem.softcap is not None and variant != "no_cap":
         values = t.problem.softcap * np.tanh(values / t.problem.softcap)  # never moves a value more than its input
     if allowed is not None:
