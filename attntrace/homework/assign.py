@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from attntrace.errors import AttntraceError
 from attntrace.files import paths
+from attntrace.language import N_, _, ngettext
 from attntrace.model.problem import Problem
 
 if TYPE_CHECKING:
@@ -41,19 +42,24 @@ def read_roster(path: str) -> list[str]:
     text = read_text(path)
     rows = _csv_rows(text, path) if _is_csv(path, text) else _plain_rows(text)
     if len(rows) > MAX_STUDENTS:
-        raise AttntraceError(f"{path}: {len(rows):,} student ids, over the {MAX_STUDENTS:,} a class folder takes; split "
-                             "the roster, and give each part a folder of its own")
+        raise AttntraceError(_("{path}: {count} student ids, over the {most} a class folder takes; split the roster, "
+                               "and give each part a folder of its own").format(path=path, count=f"{len(rows):,}",
+                                                                                most=f"{MAX_STUDENTS:,}"))
     seen: dict[str, tuple[int, str]] = {}
     for line, student in rows:
         problem = id_problem(student)
         if problem:
-            raise AttntraceError(f"{path} line {line}: student id {_show(student)} {problem}")
+            raise AttntraceError(_("{path} line {line}: student id {id} {problem}").format(
+                path=path, line=line, id=_show(student), problem=problem))
         same = seen.setdefault(_folded(student), (line, student))
         if same[0] != line:
-            also = f"is also on line {same[0]}{_case(same[1], student)}"
-            raise AttntraceError(f"{path} line {line}: student id {_show(student)} {also}")
+            also = (_("{path} line {line}: student id {id} is also on line {first}") if same[1] == student else
+                    _("{path} line {line}: student id {id} is also on line {first} as {other} (one folder on Windows "
+                      "and macOS, which ignore case)"))
+            raise AttntraceError(also.format(path=path, line=line, id=_show(student), first=same[0],
+                                             other=_show(same[1])))
     if not rows:
-        raise AttntraceError(f"{path}: no student ids (every line is blank or a # comment)")
+        raise AttntraceError(_("{path}: no student ids (every line is blank or a # comment)").format(path=path))
     return [student for _, student in rows]
 
 
@@ -88,10 +94,12 @@ def _csv_rows(text: str, path: str) -> list[tuple[int, str]]:
             if not any(cell.strip() for cell in row):
                 continue
             if column >= len(row):
-                raise AttntraceError(f"{path} line {start}: no id: the row has {len(row)} cells, the id is cell {column + 1}")
+                raise AttntraceError(_("{path} line {line}: no id: the row has {cells} cells, the id is cell {cell}")
+                                     .format(path=path, line=start, cells=len(row), cell=column + 1))
             rows.append((start, row[column].strip()))
     except csv.Error as e:
-        raise AttntraceError(f"{path} line {reader.line_num}: not CSV ({e})") from None
+        raise AttntraceError(_("{path} line {line}: not CSV ({reason})").format(path=path, line=reader.line_num,
+                                                                                 reason=e)) from None
     return rows
 
 
@@ -100,17 +108,12 @@ def _header(reader: Reader, path: str) -> tuple[list[str], int]:
     for row in reader:
         if any(cell.strip() for cell in row) and not _comment(row):
             return row, reader.line_num
-    raise AttntraceError(f"{path}: no student ids (the CSV has no header row)")
+    raise AttntraceError(_("{path}: no student ids (the CSV has no header row)").format(path=path))
 
 
 def _comment(row: list[str]) -> bool:
     """a # line above the header, as in a plain roster; a header whose first column is named # still counts"""
     return row[0].lstrip().startswith("#") and not any(cell.strip().lower() == "id" for cell in row)
-
-
-def _case(first: str, again: str) -> str:
-    """why two different ids clash: one folder on a file system that ignores case"""
-    return "" if first == again else f" as {_show(first)} (one folder on Windows and macOS, which ignore case)"
 
 
 def _id_column(header: list[str], path: str, line: int) -> int:
@@ -119,10 +122,11 @@ def _id_column(header: list[str], path: str, line: int) -> int:
     found = [i for i, name in enumerate(names) if name == "id"]
     if not found:
         columns = ", ".join(_show(cell.strip()) for cell in header)
-        raise AttntraceError(f"{path} line {line}: no id column in the header; the columns are {columns}")
+        raise AttntraceError(_("{path} line {line}: no id column in the header; the columns are {columns}").format(
+            path=path, line=line, columns=columns))
     if len(found) > 1:
-        raise AttntraceError(f"{path} line {line}: the header has {len(found)} id columns (cells "
-                             f"{', '.join(str(i + 1) for i in found)}); keep one")
+        raise AttntraceError(_("{path} line {line}: the header has {count} id columns (cells {cells}); keep one").format(
+            path=path, line=line, count=len(found), cells=", ".join(str(i + 1) for i in found)))
     return found[0]
 
 
@@ -132,34 +136,36 @@ WINDOWS_DEVICES = {"CON", "PRN", "AUX", "NUL", *(f"{d}{n}" for d in ("COM", "LPT
 def id_problem(student: str) -> str | None:
     """why this id cannot be a folder name, or would not read back the same from its worksheet; None when it can"""
     if not student:
-        return "is empty"
+        return _("is empty")
     if student in (".", ".."):
-        return "cannot be a folder name (. and .. are taken)"
+        return _("cannot be a folder name (. and .. are taken)")
     if "/" in student or "\\" in student:
-        return "contains / or \\, which would make it a path, not a folder name"
+        return _("contains / or \\, which would make it a path, not a folder name")
     if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in student):
-        return "contains a control character or line break"
+        return _("contains a control character or line break")
     hidden = next((c for c in student if unicodedata.category(c) in ("Cf", "Co", "Cn", "Cs")), None)
     if hidden is not None:
-        return (f"contains the invisible character U+{ord(hidden):04X} (a direction mark, zero-width or unassigned "
-                "character), which would look like another id; take it out")
+        return _("contains the invisible character {code} (a direction mark, zero-width or unassigned character), "
+                 "which would look like another id; take it out").format(code=f"U+{ord(hidden):04X}")
     odd = next((c for c in student if unicodedata.category(c) == "Zs" and c != " "), None)
     if odd is not None:
-        return f"contains U+{ord(odd):04X}, a space that is not a plain one; type a plain space"
+        return _("contains {code}, a space that is not a plain one; type a plain space").format(code=f"U+{ord(odd):04X}")
     if student != student.strip():
-        return "starts or ends with a space"
+        return _("starts or ends with a space")
     if student.startswith("."):
-        return "starts with a dot, which hides its folder (check skips hidden folders); take the dot off"
+        return _("starts with a dot, which hides its folder (check skips hidden folders); take the dot off")
     if any(c in student for c in ':*?"<>|'):
-        return 'contains one of : * ? " < > |, which Windows does not allow in a folder name'
+        return _('contains one of : * ? " < > |, which Windows does not allow in a folder name')
     if student.split(".")[0].upper() in WINDOWS_DEVICES or student.endswith("."):
-        return "is a name Windows keeps for itself (CON, NUL, COM1 ..., or a name ending in a dot)"
+        return _("is a name Windows keeps for itself (CON, NUL, COM1 ..., or a name ending in a dot)")
     if len(student) > MAX_ID:
-        return f"is {len(student)} characters long, over {MAX_ID}"
+        return _("is {length} characters long, over {most}").format(length=len(student), most=MAX_ID)
     if len(student.encode("utf-8")) > MAX_ID_BYTES:
-        return f"is {len(student.encode('utf-8'))} bytes long in UTF-8, over the {MAX_ID_BYTES} a folder name may have"
+        return _("is {length} bytes long in UTF-8, over the {most} a folder name may have").format(
+            length=len(student.encode("utf-8")), most=MAX_ID_BYTES)
     if _folded(student) == KEYS:
-        return f"is the name of the folder the answer keys go in ({KEYS}/); write it another way, such as {KEYS}-1"
+        return _("is the name of the folder the answer keys go in ({keys}/); write it another way, such as {other}")\
+            .format(keys=KEYS, other=f"{KEYS}-1")
     return _read_back(student)
 
 
@@ -172,8 +178,8 @@ def _read_back(student: str) -> str | None:
     if back == student:
         return None
     if back == unicodedata.normalize("NFC", student):
-        return "is in decomposed Unicode (an accent typed as a character of its own); save the roster composed (NFC)"
-    return f"would read back from its worksheet's Name line as {_show(back or '')}; write it that way"
+        return _("is in decomposed Unicode (an accent typed as a character of its own); save the roster composed (NFC)")
+    return _("would read back from its worksheet's Name line as {id}; write it that way").format(id=_show(back or ""))
 
 
 def _folded(student: str) -> str:
@@ -220,10 +226,12 @@ def _check_design(design: Design) -> None:
         if value is None and name in ("d_k", "d_v"):
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise AttntraceError(f"assign: {name} = {value!r} must be a whole number of at least 1")
+            raise AttntraceError(_("assign: {name} = {value} must be a whole number of at least 1").format(
+                name=name, value=repr(value)))
     p = design.precision
     if isinstance(p, bool) or not isinstance(p, int) or not 0 <= p <= MAX_PRECISION:
-        raise AttntraceError(f"assign: precision = {p!r} must be a whole number from 0 to {MAX_PRECISION}")
+        raise AttntraceError(_("assign: precision = {value} must be a whole number from 0 to {most}").format(
+            value=repr(p), most=MAX_PRECISION))
 
 
 def problem_for(design: Design, seed: int, student: str) -> Problem:
@@ -280,21 +288,30 @@ class Assigned:
 
     def summary(self) -> str:
         """what was written where, what was kept, and how to mark it: a teacher's next steps"""
-        from attntrace.words import plural
-
         new = len(self.folders) - len(self.kept)
-        lines = [f"wrote {plural(new, 'student folder')} in {self.out} (problem.json and worksheet.md each, to hand "
-                 f"out) and their keys apart in {self.out / KEYS} (key.json and key.md each: keep that folder back)"]
+        lines = [ngettext("wrote {count} student folder in {out} (problem.json and worksheet.md each, to hand out) and "
+                          "their keys apart in {keys} (key.json and key.md each: keep that folder back)",
+                          "wrote {count} student folders in {out} (problem.json and worksheet.md each, to hand out) and "
+                          "their keys apart in {keys} (key.json and key.md each: keep that folder back)", new)
+                 .format(count=f"{new:,}", out=self.out, keys=self.out / KEYS)]
         if self.kept:
             names = [_show(student) for student in self.kept]
-            shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+            more = len(names) - 10
+            shown = ", ".join(names[:10]) if more <= 0 else _("{names} and {more} more").format(
+                names=", ".join(names[:10]), more=more)
             added = sum(path.parent.name in self.kept for path in self.written)
-            lines.append(f"kept every file already there as it was, for {plural(len(names), 'student')} ({shown}); "
-                         + (f"wrote only the {plural(added, 'missing file')}" if added else "none was missing"))
+            wrote = (ngettext("wrote only the {added} missing file", "wrote only the {added} missing files", added)
+                     if added else _("none was missing")).format(added=f"{added:,}")
+            lines.append(ngettext("kept every file already there as it was, for {count} student ({students}); {wrote}",
+                                  "kept every file already there as it was, for {count} students ({students}); {wrote}",
+                                  len(names)).format(count=f"{len(names):,}", students=shown, wrote=wrote))
         if self.exposed:
-            lines.append(f"note: {plural(len(self.exposed), 'key')} in students' own folders ({self.exposed[0]} ...), "
-                         f"where the students would see them; move them into {self.out / KEYS} before handing out")
-        lines.append(f"mark them with attntrace check {self.out}")
+            lines.append(ngettext("note: {count} key in students' own folders ({first} ...), where the students would "
+                                  "see them; move them into {keys} before handing out",
+                                  "note: {count} keys in students' own folders ({first} ...), where the students would "
+                                  "see them; move them into {keys} before handing out", len(self.exposed))
+                         .format(count=f"{len(self.exposed):,}", first=self.exposed[0], keys=self.out / KEYS))
+        lines.append(_("mark them with attntrace check {out}").format(out=self.out))
         return "\n".join(lines)
 
 
@@ -329,9 +346,15 @@ def _check_out(out: Path) -> None:
         if found == "directory":
             return
         if found != "missing":
-            what = "a file" if found == "file" else "a device or pipe"
-            raise AttntraceError(f"{out}: is {what}; give a folder (new or existing) for the students' folders" if p == out
-                                 else f"{p}: is {what}, so the folder {out} cannot be made in it; give another folder")
+            if p == out:
+                message = (_("{out}: is a file; give a folder (new or existing) for the students' folders") if
+                           found == "file" else
+                           _("{out}: is a device or pipe; give a folder (new or existing) for the students' folders"))
+            else:
+                message = (_("{path}: is a file, so the folder {out} cannot be made in it; give another folder") if
+                           found == "file" else
+                           _("{path}: is a device or pipe, so the folder {out} cannot be made in it; give another folder"))
+            raise AttntraceError(message.format(out=out, path=p))
 
 
 def _check_case(out: Path, students: list[str]) -> None:
@@ -341,12 +364,14 @@ def _check_case(out: Path, students: list[str]) -> None:
     try:
         there = {_folded(p.name): p.name for p in out.iterdir()}
     except OSError as e:
-        raise AttntraceError(f"{out}: cannot be read ({e.strerror or e}); check its permissions") from None
+        raise AttntraceError(_("{path}: cannot be read ({reason}); check its permissions").format(
+            path=out, reason=e.strerror or e)) from None
     for student in students:
         other = there.get(_folded(student), student)
         if unicodedata.normalize("NFC", other) != student:  # macOS may list a name decomposed: the same folder
-            raise AttntraceError(f"{out / other}: is there already, and student id {_show(student)} differs from it only "
-                                 f"in case (one folder on Windows and macOS); write the id as {_show(other)}")
+            raise AttntraceError(_("{path}: is there already, and student id {id} differs from it only in case (one "
+                                   "folder on Windows and macOS); write the id as {other}").format(
+                path=out / other, id=_show(student), other=_show(other)))
 
 
 def _check_ids(students: list[str]) -> None:
@@ -355,10 +380,13 @@ def _check_ids(students: list[str]) -> None:
     for i, student in enumerate(students):
         problem = id_problem(student)
         if problem:
-            raise AttntraceError(f"assign: student id {_show(student)} {problem}")
+            raise AttntraceError(_("assign: student id {id} {problem}").format(id=_show(student), problem=problem))
         at, first = seen.setdefault(_folded(student), (i, student))
         if at != i:
-            raise AttntraceError(f"assign: student id {_show(student)} is given twice{_case(first, student)}")
+            twice = (_("assign: student id {id} is given twice") if first == student else
+                     _("assign: student id {id} is given twice as {other} (one folder on Windows and macOS, which "
+                       "ignore case)"))
+            raise AttntraceError(twice.format(id=_show(student), other=_show(first)))
 
 
 def _already_there(out: Path, student: str, files: dict[Path, str]) -> list[Path]:
@@ -366,22 +394,28 @@ def _already_there(out: Path, student: str, files: dict[Path, str]) -> list[Path
     (another seed or options), so that a class never mixes two, and when anything is in the way"""
     for folder in (out / student, out / KEYS, out / KEYS / student):
         if _kind(folder) not in ("directory", "missing"):
-            raise AttntraceError(f"{folder}: is a file, but assign writes a folder of that name; move it away")
-    there = []
+            raise AttntraceError(_("{path}: is a file, but assign writes a folder of that name; move it away").format(
+                path=folder))
+    there: list[Path] = []
     for target, text in files.items():
         found = _kind(target)
         if found == "missing":
             continue
         if found != "file":
-            raise AttntraceError(f"{target}: is a {'folder' if found == 'directory' else 'device or pipe'}, but "
-                                 "assign writes a file of that name; move it away")
+            raise AttntraceError((_("{path}: is a folder, but assign writes a file of that name; move it away") if
+                                  found == "directory" else
+                                  _("{path}: is a device or pipe, but assign writes a file of that name; move it away"))
+                                 .format(path=target))
+        in_words = target.name == "key.md" and any(t.name == "key.json" for t in there)  # maybe in another language
         there.append(target)
-        if target.name != "worksheet.md" and _text(target) != text:
-            raise AttntraceError(f"{target}: made with another seed or other options than this run's (nothing was "
-                                 "written); give the first run's --seed and options, or another -o folder")
+        if target.name != "worksheet.md" and not in_words and _text(target) != text:
+            raise AttntraceError(_("{path}: made with another seed or other options than this run's (nothing was "
+                                   "written); give the first run's --seed and options, or another -o folder").format(
+                path=target))
     if there and all(t.name == "worksheet.md" for t in there) and _text(there[0]) != files[there[0]]:
-        raise AttntraceError(f"{there[0]}: filled in, but its problem.json and keys are gone, so assign cannot tell "
-                             "which problem it answers (nothing was written); put them back, or move the folder away")
+        raise AttntraceError(_("{path}: filled in, but its problem.json and keys are gone, so assign cannot tell which "
+                               "problem it answers (nothing was written); put them back, or move the folder away")
+                             .format(path=there[0]))
     return there
 
 
@@ -389,19 +423,21 @@ def _kind(path: Path) -> str:
     """paths.kind, with a symbolic link to nothing (where mkdir and the writes would fail) one clear error"""
     found = paths.kind(path)
     if found == "missing" and os.path.lexists(path):
-        raise AttntraceError(f"{path}: a symbolic link to nothing; remove it, or make what it leads to")
+        raise AttntraceError(_("{path}: a symbolic link to nothing; remove it, or make what it leads to").format(
+            path=path))
     return found
 
 
 def _text(path: Path) -> str | None:
     """a file assign wrote, as it reads now; None when it is not text assign writes (not UTF-8)"""
-    paths.regular_file(path, "a file assign writes")  # a huge file or a device is one clear error, never read
+    paths.regular_file(path, N_("a file assign writes"))  # a huge file or a device is one clear error, never read
     try:
         return path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
         return None
     except OSError as e:
-        raise AttntraceError(f"{path}: cannot be read ({e.strerror or e}); nothing was written") from None
+        raise AttntraceError(_("{path}: cannot be read ({reason}); nothing was written").format(
+            path=path, reason=e.strerror or e)) from None
 
 
 def _write(out: Path, texts: Iterable[tuple[Path, str]]) -> list[Path]:
@@ -423,7 +459,8 @@ def _write(out: Path, texts: Iterable[tuple[Path, str]]) -> list[Path]:
     except BaseException as e:
         _clean_up([*temps.values(), *moved], created)
         if isinstance(e, OSError):
-            raise AttntraceError(f"{e.filename or out}: cannot write ({e.strerror or e}); nothing was written") from None
+            raise AttntraceError(_("{path}: cannot write ({reason}); nothing was written").format(
+                path=e.filename or out, reason=e.strerror or e)) from None
         raise
     return list(temps)
 

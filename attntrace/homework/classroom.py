@@ -11,6 +11,7 @@ from attntrace.files import paths
 from attntrace.homework import sheet as sheets
 from attntrace.homework.assign import KEYS
 from attntrace.homework.marking import Marker, Report, Rule
+from attntrace.language import _
 from attntrace.model import intermediates
 from attntrace.model.problem import Problem
 
@@ -64,7 +65,8 @@ def expand(path: str) -> list[str]:
         elif _sheet_file(child):
             found.append(str(child))
     if not found:
-        raise AttntraceError(f"{path}: no answer sheets in this directory (.json, .md or .txt files)", exit_code=2)
+        raise AttntraceError(_("{path}: no answer sheets in this directory (.json, .md or .txt files)").format(path=path),
+                             exit_code=2)
     return found
 
 
@@ -73,7 +75,8 @@ def _listed(folder: Path) -> list[Path]:
     try:
         return [child for child in sorted(folder.iterdir()) if not child.name.startswith(".")]
     except OSError as e:
-        raise AttntraceError(f"{folder}: cannot be read ({e.strerror or e}); check its permissions", exit_code=2) from None
+        raise AttntraceError(_("{path}: cannot be read ({reason}); check its permissions").format(
+            path=folder, reason=e.strerror or e), exit_code=2) from None
 
 
 def _student_folder(folder: Path) -> list[str]:
@@ -95,13 +98,14 @@ def split(paths: list[str], problem: str | None) -> tuple[str | None, list[str]]
     """(the problem, the sheets): a positional path that holds a problem is the problem"""
     given = [path for path in paths if is_problem(path)]
     if problem is not None and given:
-        raise AttntraceError(f"{given[0]} is a problem, and so is {problem}; give one", exit_code=2)
+        raise AttntraceError(_("{path} is a problem, and so is {problem}; give one").format(path=given[0], problem=problem),
+                             exit_code=2)
     if len(given) > 1:
-        raise AttntraceError(f"{given[0]} and {given[1]} are both problems; give one, or put each problem.json "
-                             "beside its sheets", exit_code=2)
+        raise AttntraceError(_("{first} and {second} are both problems; give one, or put each problem.json beside its "
+                               "sheets").format(first=given[0], second=given[1]), exit_code=2)
     listed = [path for path in paths if path not in given]
     if not listed:
-        raise AttntraceError("no answer sheet given; attntrace check ANSWERS [PROBLEM]", exit_code=2)
+        raise AttntraceError(_("no answer sheet given; attntrace check ANSWERS [PROBLEM]"), exit_code=2)
     found = list(dict.fromkeys(s for path in listed for s in expand(path)))  # a sheet named twice is marked once
     return (problem or (given[0] if given else None)), found
 

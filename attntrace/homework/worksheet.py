@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from attntrace import language
 from attntrace.homework.sheet import Key
+from attntrace.language import _, ngettext
 from attntrace.model import intermediates
 from attntrace.model.contract import floats
 from attntrace.model.trace import Trace
@@ -53,23 +57,56 @@ NAME_LINE = "Name: ________________"  # where a student writes their name, read 
 
 
 def intro(t: Trace, precision: int, key: bool, markdown: bool, student: str | None = None) -> str:
-    """the worksheet's title, the student's name line (a blank to fill, or the student's own), and its instructions"""
-    name = t.problem.name or "self-attention"
+    """the worksheet's title, the student's name line (a blank to fill, or the student's own), and its instructions:
+    in the chosen language, and, when that is not English, then in the English sentence check reads (as it does the
+    Name: line and the "Worksheet:" heading, which are the same in every language)"""
+    name = t.problem.name or _("self-attention")
     title = markdown_text(name) if markdown else visible(name)  # a name is shown, never obeyed: no heading, no HTML
-    scale = ("divide the scores by sqrt(d_k)" if t.problem.scale is True else "do not scale the scores"
-             if t.problem.scale is False else f"divide the scores by {t.problem.scale:g}")
-    which = f"input {t.query} only (steps 4 to 7)" if t.query is not None else "every input"
-    setting = " ".join(settings(t))
+    # TRANSLATORS: keep "Worksheet:" as it is: attntrace check finds a worksheet by it
+    heading = (_("Worksheet: {title} · ANSWER KEY") if key else _("Worksheet: {title}")).format(title=title)
     who = NAME_LINE if student is None else name_line(student, markdown)
-    lines = [
-        f"{'# ' if markdown else ''}Worksheet: {title}{' · ANSWER KEY' if key else ''}",
-        "",
-        *([] if key else [who, ""]),
-        f"Compute self-attention for {which}. Round every intermediate to {precision} decimal"
-        f"{'s' * (precision != 1)} and carry the rounded value into the next step; {scale}." + (f" {setting}" if setting else ""),
-        "",
-    ]
+    said = instructions(t, precision)
+    with _in_english():
+        read = instructions(t, precision)
+    lines = [f"{'# ' if markdown else ''}{heading}", "", *([] if key else [who, ""]), said, ""]
+    if said != read:
+        lines += [_("(attntrace check reads the line below; leave it as it is)") if key else
+                  _("(attntrace check reads the line below and the Name: line above; leave them as they are and write "
+                    "your name after Name:)"), read, ""]
     return "\n".join(lines) + "\n"
+
+
+def instructions(t: Trace, precision: int) -> str:
+    """what to compute, the rounding, the scaling, and the mask and the heads, in one paragraph"""
+    p = t.problem
+    scale = (_("divide the scores by sqrt(d_k)") if p.scale is True else _("do not scale the scores")
+             if p.scale is False else _("divide the scores by {divisor}").format(divisor=f"{p.scale:g}"))
+    if t.query is None:
+        text = ngettext("Compute self-attention for every input. Round every intermediate to {precision} decimal and "
+                        "carry the rounded value into the next step; {scale}.",
+                        "Compute self-attention for every input. Round every intermediate to {precision} decimals and "
+                        "carry the rounded value into the next step; {scale}.", precision)
+    else:
+        text = ngettext("Compute self-attention for input {input} only (steps 4 to 7). Round every intermediate to "
+                        "{precision} decimal and carry the rounded value into the next step; {scale}.",
+                        "Compute self-attention for input {input} only (steps 4 to 7). Round every intermediate to "
+                        "{precision} decimals and carry the rounded value into the next step; {scale}.", precision)
+    out = text.format(input=t.query, precision=precision, scale=scale)
+    for sentence in settings(t):
+        # TRANSLATORS: two sentences, one after the other
+        out = _("{first} {second}").format(first=out, second=sentence)
+    return out
+
+
+@contextmanager
+def _in_english() -> Iterator[None]:
+    """the sentence check reads is written in English whatever the language, as a problem file's keys are"""
+    chosen = language.current()
+    language.use("en")
+    try:
+        yield
+    finally:
+        language.use(chosen)
 
 
 def name_line(student: str, markdown: bool) -> str:
@@ -82,11 +119,16 @@ def settings(t: Trace) -> list[str]:
     p, d = t.problem, t.dims
     out = []
     if p.mask:
-        out.append("Mask: " + " and ".join(m.words() for m in p.mask) + ".")
+        words = [m.words() for m in p.mask]
+        joined = words[0]
+        for more in words[1:]:
+            joined = _("{first} and {second}").format(first=joined, second=more)
+        out.append(_("Mask: {masks}.").format(masks=joined))
     if d.heads > 1:
-        out.append(f"Heads: {d.heads}, head a using its own block of {d.d_k} columns of W_Q and W_K and {d.d_v} of W_V"
-                   + ("; then the heads' outputs side by side, times W_O." if p.w_o is not None else
-                      "; the output is the heads' outputs side by side."))
+        out.append((_("Heads: {heads}, head a using its own block of {d_k} columns of W_Q and W_K and {d_v} of W_V; "
+                      "then the heads' outputs side by side, times W_O.") if p.w_o is not None else
+                    _("Heads: {heads}, head a using its own block of {d_k} columns of W_Q and W_K and {d_v} of W_V; "
+                      "the output is the heads' outputs side by side.")).format(heads=d.heads, d_k=d.d_k, d_v=d.d_v))
     return out
 
 
