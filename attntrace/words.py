@@ -1,4 +1,8 @@
-"""Counts in words, for every message and view: "1 row", "2 rows" (in Chinese "1 行", "2 行": no plural)."""
+"""Counts in words: "1 row", "2 rows"; in Chinese "1 行", "2 行" (no plural).
+
+counted() says a count in the chosen language, for a person; plural() always in English, for what a machine reads
+(a gradebook's cells) and for text not yet in the catalogue.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,14 @@ from attntrace.language import ngettext
 
 
 def plural(count: int, noun: str) -> str:
-    """a count and its noun, "1 row" or "2 rows", in the chosen language; a noun _forms does not know stays English"""
+    """a count and its noun in English: 1 row, 2 rows"""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def counted(count: int, noun: str) -> str:
+    """a count and its noun in the chosen language, "2 rows" or "2 行"; a noun _forms does not know stays English"""
     forms = _forms(noun, count)
-    if forms is None:
-        return f"{count:,} {noun}{'' if count == 1 else 's'}"
-    return forms.format(n=f"{count:,}")
+    return plural(count, noun) if forms is None else forms.format(n=f"{count:,}")
 
 
 def _forms(noun: str, count: int) -> str | None:

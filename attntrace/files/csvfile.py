@@ -12,7 +12,7 @@ from attntrace.errors import AttntraceError
 from attntrace.files.values import array, quoted
 from attntrace.language import N_, _
 from attntrace.render.escape import visible
-from attntrace.words import plural
+from attntrace.words import counted
 
 _QUOTED_DECIMAL_COMMA = re.compile(r'"\s*[-+]?\d+,\d+\s*"')
 _DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+")
@@ -71,7 +71,7 @@ def _matrix(rows: list[list[str]], line_numbers: list[int], name: str, key: str,
     for number, row in zip(line_numbers, rows):
         if len(row) != width:
             raise AttntraceError(_("{name} line {number}: {key} has {values}, the first row has {width}").format(
-                name=name, number=number, key=key, values=plural(len(row), "value"), width=width))
+                name=name, number=number, key=key, values=counted(len(row), "value"), width=width))
         try:
             values.append([math.nan if c.lower() in blanks else float(c) for c in row])
         except ValueError:

@@ -12,7 +12,7 @@ from attntrace.errors import AttntraceError
 from attntrace.files.jsonfile import Literal
 from attntrace.language import _
 from attntrace.render.escape import visible
-from attntrace.words import plural
+from attntrace.words import counted
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -81,7 +81,7 @@ def matrix(value: Any, key: str) -> np.ndarray:
     for i, row in enumerate(value):
         if len(row) != width:
             raise AttntraceError(_("{key} row {row} has {values}, row 1 has {width}").format(
-                key=key, row=i + 1, values=plural(len(row), "value"), width=width))
+                key=key, row=i + 1, values=counted(len(row), "value"), width=width))
         if not set(map(type, row)) <= _NUMBERS:
             for j, cell in enumerate(row):
                 if isinstance(cell, list):
@@ -130,7 +130,7 @@ def array(a: np.ndarray, key: str, ndim: int) -> np.ndarray:
         a = a.reshape(-1)
     if ndim == 2 and a.ndim == 1:
         raise AttntraceError(_("{key} is 1-D with {values}; it must be 2-D (reshape it to (1, -1) or (-1, 1))").format(
-            key=key, values=plural(a.shape[0], "value")))
+            key=key, values=counted(a.shape[0], "value")))
     if a.ndim != ndim:
         raise AttntraceError(_("{key} has {n} dimensions; expected {ndim}").format(key=key, n=a.ndim, ndim=ndim))
     if a.size == 0:

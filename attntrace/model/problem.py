@@ -12,7 +12,7 @@ import numpy as np
 
 from attntrace.errors import AttntraceError, said
 from attntrace.language import N_, _, ngettext
-from attntrace.words import plural
+from attntrace.words import counted
 
 if TYPE_CHECKING:
     from attntrace.model.masks import Mask
@@ -277,7 +277,7 @@ def _checked(problem: Problem) -> Dims:
     ):
         if w is not None and w.shape[0] != rows:
             raise AttntraceError(_("{name} has {rows} but {feeds} has {columns} ({what} needs them equal)").format(
-                name=name, rows=plural(w.shape[0], "row"), feeds=feeds, columns=plural(rows, "column"), what=what))
+                name=name, rows=counted(w.shape[0], "row"), feeds=feeds, columns=counted(rows, "column"), what=what))
     heads = problem.heads
     if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
         raise AttntraceError(_("heads = {value} must be a whole number of at least 1").format(value=said(heads)))
@@ -297,14 +297,14 @@ def _checked(problem: Problem) -> Dims:
             raise AttntraceError(_("{k_name} has {width_k} columns but {q_name} has {width_q} (q · k needs the same "
                                    "d_k)").format(k_name=k_name, width_k=width_k, q_name=q_name, width_q=width_q))
         raise AttntraceError(_("{k_name} has {width_k} columns but {blocks} of d_k = {d_k} need {need}").format(
-            k_name=k_name, width_k=width_k, blocks=plural(kv_heads, "key/value block"), d_k=width_q // heads,
+            k_name=k_name, width_k=width_k, blocks=counted(kv_heads, "key/value block"), d_k=width_q // heads,
             need=kv_heads * (width_q // heads)))
     width_v = _width(problem.w_v, d_src)  # d_v · kv_heads
     for name, b, size, of in (("b_q", problem.b_q, width_q, "d_k"), ("b_k", problem.b_k, width_k, "d_k"),
                               ("b_v", problem.b_v, width_v, "d_v")):
         if b is not None and b.shape[0] != size:
             raise AttntraceError(_("{name} has {values} but {of} = {size}").format(
-                name=name, values=plural(b.shape[0], "value"), of=of, size=size))
+                name=name, values=counted(b.shape[0], "value"), of=of, size=size))
     if width_v % kv_heads:
         raise AttntraceError(_("{name} = {value} does not divide d_v = {d_v}").format(
             name="kv_heads" if kv_heads != heads else "heads", value=kv_heads, d_v=width_v))
@@ -313,14 +313,14 @@ def _checked(problem: Problem) -> Dims:
     if problem.w_o is not None:
         if problem.w_o.shape[0] != width_v:
             raise AttntraceError(_("w_o has {rows} but the concatenated heads have {columns} (d_v = {d_v})").format(
-                rows=plural(problem.w_o.shape[0], "row"), columns=plural(width_v, "column"), d_v=width_v))
+                rows=counted(problem.w_o.shape[0], "row"), columns=counted(width_v, "column"), d_v=width_v))
         d_out = problem.w_o.shape[1]
     if problem.b_o is not None:
         if problem.w_o is None:
             raise AttntraceError(_("b_o is set but w_o is not; give w_o or remove b_o"))
         if problem.b_o.shape[0] != d_out:
             raise AttntraceError(_("b_o has {values} but w_o has {columns}").format(
-                values=plural(problem.b_o.shape[0], "value"), columns=plural(d_out, "column")))
+                values=counted(problem.b_o.shape[0], "value"), columns=counted(d_out, "column")))
     _check_settings(problem, n, m)
     _check_variants(problem, n, m, width_q // heads)
     return Dims(n, m, d_model, d_src, width_q // heads, width_v // heads, heads, d_out, kv_heads)
@@ -333,18 +333,18 @@ def _check_variants(problem: Problem, n: int, m: int, d_k: int) -> None:
             raise AttntraceError(_("rope turns pairs of dimensions, so d_k must be even; it is {d_k}").format(d_k=d_k))
         if rope.positions is not None and len(rope.positions) != n:
             raise AttntraceError(_("rope positions has {values} but x has {rows}").format(
-                values=plural(len(rope.positions), "value"), rows=plural(n, "row")))
+                values=counted(len(rope.positions), "value"), rows=counted(n, "row")))
         if rope.frequencies is not None and len(rope.frequencies) != d_k // 2:
             raise AttntraceError(_("rope frequencies has {values} but a head turns {pairs} of dimensions (d_k = {d_k}); "
-                                   "give one per pair").format(values=plural(len(rope.frequencies), "value"),
-                                                               pairs=plural(d_k // 2, "pair"), d_k=d_k))
+                                   "give one per pair").format(values=counted(len(rope.frequencies), "value"),
+                                                               pairs=counted(d_k // 2, "pair"), d_k=d_k))
         if problem.source is not None:
             if rope.source_positions is None:
                 raise AttntraceError(_("rope in cross-attention needs the source's positions: give rope "
                                        '{"source_positions": [...]}, one per source row'))
             if len(rope.source_positions) != m:
                 raise AttntraceError(_("rope source_positions has {values} but source has {m} rows").format(
-                    values=plural(len(rope.source_positions), "value"), m=m))
+                    values=counted(len(rope.source_positions), "value"), m=m))
         elif rope.source_positions is not None:
             raise AttntraceError(_("rope source_positions is set but source is not"))
     if not isinstance(problem.alibi, (bool, np.bool_)):
@@ -368,19 +368,19 @@ def _check_settings(problem: Problem, n: int, m: int) -> None:
         raise AttntraceError(padding_mismatch(len(problem.padding), m))
     if problem.tokens is not None and len(problem.tokens) != n:
         raise AttntraceError(_("tokens has {labels} but x has {rows}").format(
-            labels=plural(len(problem.tokens), "label"), rows=plural(n, "row")))
+            labels=counted(len(problem.tokens), "label"), rows=counted(n, "row")))
     if problem.source_tokens is not None:
         if problem.source is None:
             raise AttntraceError(_("source_tokens is set but source is not"))
         if len(problem.source_tokens) != m:
             raise AttntraceError(_("source_tokens has {labels} but source has {rows}").format(
-                labels=plural(len(problem.source_tokens), "label"), rows=plural(m, "row")))
+                labels=counted(len(problem.source_tokens), "label"), rows=counted(m, "row")))
 
 
 def padding_mismatch(flags: int, m: int) -> str:
     """padding of `flags` values for m keys, said with both counts"""
     return ngettext("padding has {values} but there is {n} key", "padding has {values} but there are {n} keys",
-                    m).format(values=plural(flags, "value"), n=f"{m:,}")
+                    m).format(values=counted(flags, "value"), n=f"{m:,}")
 
 
 def example() -> Problem:
