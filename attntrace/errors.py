@@ -10,14 +10,21 @@ class AttntraceError(Exception):
 
 
 class OutOfRange(AttntraceError):
-    """a number outside its range: the library names the thing (query, layer, head), the command line its option"""
+    """a number outside its range: the library names the thing (query, layer, head), the command line its option;
+    name and whose are N_-marked English, translated when said (name stays English: the command line looks it up)"""
 
     def __init__(self, name: str, value: int, top: int, whose: str) -> None:
-        super().__init__(f"{name} {value} is out of range; {whose} 1 to {top}")
+        from attntrace.language import _
+
+        super().__init__(_("{name} {value} is out of range; {whose} 1 to {top}").format(
+            name=_(name), value=value, whose=_(whose), top=top))
         self.name, self.value, self.top, self.whose = name, value, top, whose
 
     def as_option(self, option: str) -> str:
-        return f"{option} {self.value} is out of range; {self.whose} 1 to {self.top}"
+        from attntrace.language import _
+
+        return _("{name} {value} is out of range; {whose} 1 to {top}").format(
+            name=option, value=self.value, whose=_(self.whose), top=self.top)
 
 
 def said(value: object) -> str:

@@ -10,18 +10,19 @@ import numpy as np
 
 from attntrace.errors import AttntraceError
 from attntrace.files.values import array, quoted
+from attntrace.language import N_, _
 from attntrace.render.escape import visible
-from attntrace.words import plural
+from attntrace.words import counted
 
 _QUOTED_DECIMAL_COMMA = re.compile(r'"\s*[-+]?\d+,\d+\s*"')
 _DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+")
-SEPARATORS = {";": "semicolons (;)", "，": "full-width commas (，)", "、": "ideographic commas (、)", ",": "commas",
-              "\t": "tabs", " ": "spaces"}
-WIDE = {  # what a cell may hold for an ASCII character, and what the note calls it
-    **{chr(0xFF10 + d): (str(d), "full-width digits") for d in range(10)},
-    "．": (".", "． as a decimal point"), "。": (".", "。 as a decimal point"), "－": ("-", "－ as a minus sign"),
-    "−": ("-", "− as a minus sign"), "＋": ("+", "＋ as a plus sign"), "ｅ": ("e", "ｅ as an exponent"),
-    "Ｅ": ("E", "Ｅ as an exponent"), "\u3000": (" ", "ideographic spaces"),
+SEPARATORS = {";": N_("semicolons (;)"), "，": N_("full-width commas (，)"), "、": N_("ideographic commas (、)"),
+              ",": N_("commas"), "\t": N_("tabs"), " ": N_("spaces")}  # what the note calls each, with _()
+WIDE = {  # what a cell may hold for an ASCII character, and what the note calls it (with _())
+    **{chr(0xFF10 + d): (str(d), N_("full-width digits")) for d in range(10)},
+    "．": (".", N_("． as a decimal point")), "。": (".", N_("。 as a decimal point")), "－": ("-", N_("－ as a minus sign")),
+    "−": ("-", N_("− as a minus sign")), "＋": ("+", N_("＋ as a plus sign")), "ｅ": ("e", N_("ｅ as an exponent")),
+    "Ｅ": ("E", N_("Ｅ as an exponent")), "\u3000": (" ", N_("ideographic spaces")),
 }
 _ASCII = str.maketrans({wide: ascii_ for wide, (ascii_, _) in WIDE.items()})
 
@@ -35,7 +36,7 @@ def parse(text: str, name: str, key: str, blanks: tuple[str, ...] = ()) -> tuple
         if line:
             lines.append((number, line))
     if not lines:
-        raise AttntraceError(f"{name} has no values (only blank lines or comments)")
+        raise AttntraceError(_("{name} has no values (only blank lines or comments)").format(name=name))
     separator = _separator("\n".join(line for _, line in lines))
     rows: list[list[str]] = []
     for number, line in lines:
@@ -49,15 +50,17 @@ def parse(text: str, name: str, key: str, blanks: tuple[str, ...] = ()) -> tuple
     notes = []
     words = [c for c in rows[0] if not _parses(c) and c.lower() not in blanks]
     if words and all(c.isprintable() for c in words):  # a header names columns; a control character marks damaged data
-        notes.append(f"{name}: row 1 ({visible(', '.join(rows[0])[:40])}) read as a header")
+        notes.append(_("{name}: row 1 ({header}) read as a header").format(name=name,
+                                                                          header=visible(", ".join(rows[0])[:40])))
         rows, line_numbers = rows[1:], line_numbers[1:]
         if not rows:
-            raise AttntraceError(f"{name} has a header but no values")
+            raise AttntraceError(_("{name} has a header but no values").format(name=name))
     if separator not in (None, ","):
-        notes.insert(0, f"{name}: values read as separated by {SEPARATORS[separator]}")
+        notes.insert(0, _("{name}: values read as separated by {separator}").format(
+            name=name, separator=_(SEPARATORS[separator])))
     wide = _wide(text.splitlines(), line_numbers)
     if wide:
-        notes.insert(0, f"{name}: read {wide}")
+        notes.insert(0, _("{name}: read {wide}").format(name=name, wide=wide))
     return _matrix(rows, line_numbers, name, key, blanks), tuple(notes)
 
 
@@ -67,12 +70,14 @@ def _matrix(rows: list[list[str]], line_numbers: list[int], name: str, key: str,
     values = []
     for number, row in zip(line_numbers, rows):
         if len(row) != width:
-            raise AttntraceError(f"{name} line {number}: {key} has {plural(len(row), 'value')}, the first row has {width}")
+            raise AttntraceError(_("{name} line {number}: {key} has {values}, the first row has {width}").format(
+                name=name, number=number, key=key, values=counted(len(row), "value"), width=width))
         try:
             values.append([math.nan if c.lower() in blanks else float(c) for c in row])
         except ValueError:
             bad = next(j for j, c in enumerate(row) if not _parses(c) and c.lower() not in blanks)
-            raise AttntraceError(f"{name} line {number}, column {bad + 1}: expected a number, got {quoted(row[bad])}") from None
+            raise AttntraceError(_("{name} line {number}, column {column}: expected a number, got {cell}").format(
+                name=name, number=number, column=bad + 1, cell=quoted(row[bad]))) from None
     matrix = np.array(values, dtype=np.float64)
     left = np.array([[c.lower() in blanks for c in row] for row in rows], dtype=bool).reshape(matrix.shape)
     wrong = np.argwhere(~np.isfinite(matrix) & ~left)
@@ -80,7 +85,8 @@ def _matrix(rows: list[list[str]], line_numbers: list[int], name: str, key: str,
         i, j = (int(c) for c in wrong[0])
         cell = rows[i][j]
         written = visible(cell) if len(cell) <= 30 else str(matrix[i, j])
-        raise AttntraceError(f"{name} line {line_numbers[i]}, column {j + 1} is {written}; every value must be finite")
+        raise AttntraceError(_("{name} line {number}, column {column} is {cell}; every value must be finite").format(
+            name=name, number=line_numbers[i], column=j + 1, cell=written))
     return matrix if left.any() else array(matrix, f"{name}: {key}", 2)
 
 
@@ -103,15 +109,17 @@ def _spaced_decimal_commas(line: str) -> bool:
 def _wide(lines: list[str], numbers: list[int]) -> str:
     """what the values' lines held in place of ASCII characters, said in a few words ("" when nothing)"""
     seen = {WIDE[c][1]: None for number in numbers for c in lines[number - 1].split("#", 1)[0] if c in WIDE}
-    said = list(seen)
-    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1] if said else ""
+    said = [_(what) for what in seen]
+    if len(said) < 2:
+        return "".join(said)
+    return _("{these} and {last}").format(these=_(", ").join(said[:-1]), last=said[-1])
 
 
 def _decimal_commas(name: str, number: int) -> AttntraceError:
-    return AttntraceError(
-        f"{name} line {number}: this looks like decimal commas (1,5 for 1.5); attntrace reads '.' for decimals "
+    return AttntraceError(_(
+        "{name} line {number}: this looks like decimal commas (1,5 for 1.5); attntrace reads '.' for decimals "
         "(export the CSV with '.' as decimal separator)"
-    )
+    ).format(name=name, number=number))
 
 
 def _parses(cell: str) -> bool:

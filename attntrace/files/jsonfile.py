@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 
 
 class Literal:
@@ -48,9 +49,11 @@ def strict(text: str, name: str, literals: bool = False) -> Any:
     except json.JSONDecodeError as e:
         at, why = _mistake(text, e)
         line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
-        raise AttntraceError(f"{name}: invalid JSON at line {line} column {column}: {why}") from None
+        raise AttntraceError(_("{name}: invalid JSON at line {line} column {column}: {why}").format(
+            name=name, line=line, column=column, why=why)) from None
     except RecursionError:
-        raise AttntraceError(f"{name}: nested too deeply; a problem's matrices are lists of rows") from None
+        raise AttntraceError(_("{name}: nested too deeply; a problem's matrices are lists of rows").format(
+            name=name)) from None
     except _Bad as e:
         raise AttntraceError(f"{name}: {e}") from None
 
@@ -60,29 +63,32 @@ def _mistake(text: str, e: json.JSONDecodeError) -> tuple[int, str]:
     at, rest, msg = e.pos, text[e.pos:], e.msg
     before = text[:at].rstrip()
     if rest.startswith(("//", "/*", "#")):
-        return at, "a comment; JSON allows no comments: delete it"
+        return at, _("a comment; JSON allows no comments: delete it")
     if rest[:1] in ("]", "}") and before.endswith(","):
-        return len(before) - 1, f'a comma before "{rest[0]}"; JSON allows no trailing comma: delete it'
+        return len(before) - 1, _('a comma before "{bracket}"; JSON allows no trailing comma: delete it').format(
+            bracket=rest[0])
     if not rest.strip() and msg.startswith("Expecting"):
-        return at, "the text ends before the JSON does: a closing ] or } (or a value) is missing"
+        return at, _("the text ends before the JSON does: a closing ] or } (or a value) is missing")
     if rest[:1] in ("“", "”", "‘", "’"):
-        return at, f"{rest[0]} is a curly quote; JSON puts strings and keys in straight double quotes (\")"
+        return at, _("{quote} is a curly quote; JSON puts strings and keys in straight double quotes (\")").format(
+            quote=rest[0])
     if rest[:1] and not rest[0].isascii() and msg.startswith(("Expecting", "Extra data")):
         from unicodedata import name as unicode_name
 
-        return at, (f"U+{ord(rest[0]):04X} ({unicode_name(rest[0], 'unnamed').lower()}) where JSON reads only ASCII "
-                    "between values: delete it, or write it in ASCII")
+        return at, _("{code} ({name}) where JSON reads only ASCII between values: delete it, or write it in "
+                     "ASCII").format(code=f"U+{ord(rest[0]):04X}", name=unicode_name(rest[0], "unnamed").lower())
     python = next((word for word in ("True", "False", "None") if rest.startswith(word)), None)
     if python is not None:
-        return at, f"{python} is Python; JSON writes {'null' if python == 'None' else python.lower()}"
+        return at, _("{python} is Python; JSON writes {json}").format(
+            python=python, json="null" if python == "None" else python.lower())
     if rest.startswith("'"):
-        return at, "JSON puts strings and keys in double quotes (\"), not single quotes (')"
+        return at, _("JSON puts strings and keys in double quotes (\"), not single quotes (')")
     if msg.startswith("Expecting property name"):
-        return at, "expected a key in double quotes, such as \"x\""
+        return at, _("expected a key in double quotes, such as \"x\"")
     if msg == "Expecting value" and rest[:1] in "+.":
-        return at, "a JSON number starts with a digit or -, such as 0.5 or -1 (not .5 or +1)"
+        return at, _("a JSON number starts with a digit or -, such as 0.5 or -1 (not .5 or +1)")
     if msg == "Expecting value":
-        return at, "expected a value: a number, a string in double quotes, a list [...], an object {...}, true, false or null"
+        return at, _("expected a value: a number, a string in double quotes, a list [...], an object {...}, true, false or null")
     start = at
     while start and text[start - 1] in _NUMBERISH:
         start -= 1
@@ -90,22 +96,22 @@ def _mistake(text: str, e: json.JSONDecodeError) -> tuple[int, str]:
         end = at
         while end < len(text) and text[end] in _NUMBERISH:
             end += 1
-        return start, (f"{_quoted(text[start:end])} is not a JSON number; write numbers such as 16, 0.5, -1 or 1e-3 "
-                       "(no hex, no leading zero, a digit after the point)")
+        return start, _("{number} is not a JSON number; write numbers such as 16, 0.5, -1 or 1e-3 (no hex, no "
+                        "leading zero, a digit after the point)").format(number=_quoted(text[start:end]))
     if msg == "Expecting ',' delimiter":
-        return at, "expected a comma (or the closing bracket) after the value before it"
+        return at, _("expected a comma (or the closing bracket) after the value before it")
     if msg == "Expecting ':' delimiter":
-        return at, "expected a colon (:) after the key"
+        return at, _("expected a colon (:) after the key")
     if msg == "Extra data" and rest[0] == "\0":
-        return at, "a NUL byte after the JSON; the file is damaged or not text: save it again as plain UTF-8"
+        return at, _("a NUL byte after the JSON; the file is damaged or not text: save it again as plain UTF-8")
     if msg == "Extra data":
-        return at, "more text after the JSON has ended; a file holds one object {...}: check its closing brackets"
+        return at, _("more text after the JSON has ended; a file holds one object {...}: check its closing brackets")
     if msg.startswith("Unterminated string"):
-        return at, "a string is not closed: a \" is missing"
+        return at, _("a string is not closed: a \" is missing")
     if msg.startswith("Invalid control character"):
-        return at, "a line break, tab or control character inside a string: close the string, or write \\n or \\t"
+        return at, _("a line break, tab or control character inside a string: close the string, or write \\n or \\t")
     if msg.startswith("Invalid \\escape") or msg.startswith("Invalid \\uXXXX"):
-        return at, "a backslash starts an escape in a JSON string: write \\\\ for one backslash (or / in a path)"
+        return at, _("a backslash starts an escape in a JSON string: write \\\\ for one backslash (or / in a path)")
     return at, msg
 
 
@@ -246,7 +252,8 @@ def settings(path: Path, example: str, literals: bool = False) -> dict[str, Any]
         return {}
     parsed = parse(read_text(path), str(path), literals)
     if not isinstance(parsed, dict):
-        raise AttntraceError(f"{path}: the top level must be an object of settings, such as {example}")
+        raise AttntraceError(_("{path}: the top level must be an object of settings, such as {example}").format(
+            path=path, example=example))
     return parsed
 
 
@@ -263,13 +270,13 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:
-            raise _Bad(f'key {_quoted(key)} appears twice; keep one')
+            raise _Bad(_("key {key} appears twice; keep one").format(key=_quoted(key)))
         seen[key] = value
     return seen
 
 
 def _no_constant(word: str) -> float:
-    raise _Bad(f"{word} is not a number attntrace accepts; give a finite value")
+    raise _Bad(_("{word} is not a number attntrace accepts; give a finite value").format(word=word))
 
 
 def _quoted(text: str) -> str:

@@ -14,6 +14,7 @@ from numpy.lib import format as npy_format
 
 from attntrace.errors import AttntraceError
 from attntrace.files.text import amount, max_bytes, read_bytes, too_big
+from attntrace.language import _
 from attntrace.render.escape import visible
 
 _NPY_MAGIC = b"\x93NUMPY"
@@ -25,13 +26,14 @@ def load_npy(path: str) -> np.ndarray:
     """the array in an .npy file"""
     data = read_bytes(path)
     if data.startswith(b"PK"):
-        raise AttntraceError(f"{path} is an .npz archive (several arrays), not an .npy file; name it .npz to load it")
+        raise AttntraceError(_("{path} is an .npz archive (several arrays), not an .npy file; name it .npz to load "
+                               "it").format(path=path))
     try:
         return _array(io.BytesIO(data), path, len(data))
     except AttntraceError:
         raise
     except _BROKEN as e:
-        raise AttntraceError(f"{path}: not a readable .npy file ({_said(e)})") from None
+        raise AttntraceError(_("{path}: not a readable .npy file ({why})").format(path=path, why=_said(e))) from None
 
 
 def load_npz(path: str) -> dict[str, Any]:
@@ -39,11 +41,13 @@ def load_npz(path: str) -> dict[str, Any]:
     booleans (tokens, padding) a list"""
     data = read_bytes(path)
     if data.startswith(_NPY_MAGIC):
-        raise AttntraceError(f"{path} is an .npy file (one array), not an .npz archive; give it as x.npy, or with --x")
+        raise AttntraceError(_("{path} is an .npy file (one array), not an .npz archive; give it as x.npy, or with "
+                               "--x").format(path=path))
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except _BROKEN:
-        raise AttntraceError(f"{path} is not an .npz file: it is not a zip archive (numpy.savez writes one)") from None
+        raise AttntraceError(_("{path} is not an .npz file: it is not a zip archive (numpy.savez writes one)").format(
+            path=path)) from None
     with archive:
         members = archive.infolist()
         _check_sizes(path, members)
@@ -51,10 +55,12 @@ def load_npz(path: str) -> dict[str, Any]:
         for member in members:
             name = member.filename
             if not name.endswith(".npy"):
-                raise AttntraceError(f"{path}: {_shown(name)} is not an array; an .npz holds .npy arrays (numpy.savez)")
+                raise AttntraceError(_("{path}: {name} is not an array; an .npz holds .npy arrays (numpy.savez)").format(
+                    path=path, name=_shown(name)))
             key = name[: -len(".npy")]
             if key in out:
-                raise AttntraceError(f"{path}: the array {_shown(key)} appears twice; keep one")
+                raise AttntraceError(_("{path}: the array {name} appears twice; keep one").format(
+                    path=path, name=_shown(key)))
             where = f"{path}: {visible(key[:40])}"
             try:
                 with archive.open(member) as stream:
@@ -62,9 +68,10 @@ def load_npz(path: str) -> dict[str, Any]:
             except AttntraceError:
                 raise
             except _BROKEN as e:
-                raise AttntraceError(f"{where}: not a readable .npy array ({_said(e)})") from None
+                raise AttntraceError(_("{where}: not a readable .npy array ({why})").format(
+                    where=where, why=_said(e))) from None
     if not out:
-        raise AttntraceError(f"{path} holds no arrays")
+        raise AttntraceError(_("{path} holds no arrays").format(path=path))
     return out
 
 
@@ -73,8 +80,8 @@ def _check_sizes(path: str, members: list[zipfile.ZipInfo]) -> None:
     total = sum(m.file_size for m in members)
     if total > max_bytes():
         largest = max(members, key=lambda m: m.file_size)
-        raise too_big(path, f"what it inflates to ({visible(largest.filename[:40])} alone {amount(largest.file_size)})",
-                      total)
+        raise too_big(path, _("what it inflates to ({name} alone {size})").format(
+            name=visible(largest.filename[:40]), size=amount(largest.file_size)), total)
 
 
 def _array(stream: IO[bytes], name: str, size: int) -> np.ndarray:
@@ -83,30 +90,34 @@ def _array(stream: IO[bytes], name: str, size: int) -> np.ndarray:
     try:
         version = npy_format.read_magic(stream)
     except ValueError:
-        raise AttntraceError(f"{name} is not an .npy array: it does not begin as numpy.save writes one") from None
+        raise AttntraceError(_("{name} is not an .npy array: it does not begin as numpy.save writes one").format(
+            name=name)) from None
     if version not in ((1, 0), (2, 0)):
-        raise AttntraceError(f"{name}: .npy format version {version[0]}.{version[1]} is not read; save plain numbers "
-                             "with numpy.save")
+        raise AttntraceError(_("{name}: .npy format version {version} is not read; save plain numbers with "
+                               "numpy.save").format(name=name, version=f"{version[0]}.{version[1]}"))
     read_header = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
     try:
         shape, fortran, dtype = read_header(stream)
     except Exception as e:  # a damaged header: numpy's parser of it raises ValueError, SyntaxError, tokenize errors...
-        raise AttntraceError(f"{name}: not a readable .npy array; its header is damaged ({_said(e)})") from None
+        raise AttntraceError(_("{name}: not a readable .npy array; its header is damaged ({why})").format(
+            name=name, why=_said(e))) from None
     if dtype.hasobject:
-        raise AttntraceError(f"{name} holds Python objects, which would need pickles; attntrace never loads pickles "
-                             "(save numbers, e.g. a.astype(float))")
+        raise AttntraceError(_("{name} holds Python objects, which would need pickles; attntrace never loads pickles "
+                               "(save numbers, e.g. a.astype(float))").format(name=name))
     count = math.prod(shape)
     declared = count * max(dtype.itemsize, 1)
-    described = f"a {' x '.join(str(s) for s in shape) or '0-d'} array of {dtype}"
+    described = _("a {shape} array of {dtype}").format(shape=" x ".join(str(s) for s in shape) or "0-d", dtype=dtype)
     left = size - stream.tell()
     if declared > left:
-        raise AttntraceError(f"{name} declares {described} ({amount(declared)}) but holds {amount(max(left, 0))} of "
-                             "data; the file is cut short or damaged")
+        raise AttntraceError(_("{name} declares {described} ({size}) but holds {left} of data; the file is cut short "
+                               "or damaged").format(name=name, described=described, size=amount(declared),
+                                                    left=amount(max(left, 0))))
     if declared > max_bytes():  # the bytes that follow are within the cap already: this only guards that promise
-        raise too_big(name, f"the array it declares ({described})", declared)
+        raise too_big(name, _("the array it declares ({described})").format(described=described), declared)
     raw = stream.read(count * dtype.itemsize)
     if len(raw) != count * dtype.itemsize:
-        raise AttntraceError(f"{name} declares {described} but its data ends early; the file is cut short or damaged")
+        raise AttntraceError(_("{name} declares {described} but its data ends early; the file is cut short or "
+                               "damaged").format(name=name, described=described))
     flat = np.frombuffer(raw, dtype=dtype, count=count) if dtype.itemsize else np.zeros(count, dtype=dtype)
     return flat.reshape(shape, order="F" if fortran else "C")
 

@@ -9,10 +9,16 @@ import stat
 from pathlib import Path
 
 from attntrace.errors import AttntraceError
+from attntrace.language import N_, _
 
 
 def _loop(path: str | Path) -> AttntraceError:
-    return AttntraceError(f"{path}: a symbolic link loop (a link that leads back to itself); fix or remove the link")
+    return AttntraceError(_("{path}: a symbolic link loop (a link that leads back to itself); fix or remove the "
+                            "link").format(path=path))
+
+
+def _nul(path: str | Path) -> AttntraceError:
+    return AttntraceError(_("{path}: a path cannot hold a NUL character").format(path=ascii(str(path))))
 
 
 def resolved(path: str | Path) -> Path:
@@ -22,11 +28,11 @@ def resolved(path: str | Path) -> Path:
     except RuntimeError:  # Python before 3.13 says "Symlink loop from ..."
         raise _loop(path) from None
     except ValueError:
-        raise AttntraceError(f"{ascii(str(path))}: a path cannot hold a NUL character") from None
+        raise _nul(path) from None
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise _loop(path) from None
-        raise AttntraceError(f"{path}: cannot be looked at ({e.strerror or e})") from None
+        raise AttntraceError(_("{path}: cannot be looked at ({why})").format(path=path, why=e.strerror or e)) from None
 
 
 def kind(path: str | Path) -> str:
@@ -37,13 +43,15 @@ def kind(path: str | Path) -> str:
     except (FileNotFoundError, NotADirectoryError):
         return "missing"
     except ValueError:  # a NUL in the path
-        raise AttntraceError(f"{ascii(str(path))}: a path cannot hold a NUL character") from None
+        raise _nul(path) from None
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise _loop(path) from None
         if e.errno == errno.ENAMETOOLONG:
-            raise AttntraceError(f"{path}: the name is too long for this file system; give a shorter one") from None
-        raise AttntraceError(f"{path}: cannot be read ({e.strerror or e}); check its permissions and its folder's") from None
+            raise AttntraceError(_("{path}: the name is too long for this file system; give a shorter one").format(
+                path=path)) from None
+        raise AttntraceError(_("{path}: cannot be read ({why}); check its permissions and its folder's").format(
+            path=path, why=e.strerror or e)) from None
     if stat.S_ISDIR(mode):
         return "directory"
     return "file" if stat.S_ISREG(mode) else "other"
@@ -59,17 +67,20 @@ def is_dir(path: str | Path) -> bool:
     return kind(path) == "directory"
 
 
-def regular_file(path: str | Path, what: str = "a file") -> int:
+def regular_file(path: str | Path, what: str = N_("a file")) -> int:
     """the size of a regular file that is no bigger than the size cap, before it is handed to a library that would
-    read it whole (or block on a FIFO, or read a device forever); anything else is one clear error"""
+    read it whole (or block on a FIFO, or read a device forever); anything else is one clear error (what: N_-marked,
+    said with _())"""
     from attntrace.files.text import max_bytes, too_big
 
     found = kind(path)
     if found == "missing":
-        raise AttntraceError(f"{path}: no such file")
+        raise AttntraceError(_("{path}: no such file").format(path=path))
     if found != "file":
-        raise AttntraceError(f"{path}: is a {'folder' if found == 'directory' else 'device or pipe'}, expected {what}")
+        is_a = _("{path}: is a folder, expected {what}") if found == "directory" else _(
+            "{path}: is a device or pipe, expected {what}")
+        raise AttntraceError(is_a.format(path=path, what=_(what)))
     size = os.stat(path).st_size
     if size > max_bytes():
-        raise too_big(str(path), what, size)
+        raise too_big(str(path), _(what), size)
     return size

@@ -11,6 +11,7 @@ import numpy as np
 
 from attntrace.errors import AttntraceError
 from attntrace.files.text import read_text, status
+from attntrace.language import _
 from attntrace.model.problem import MAX_NAME, Problem, example, problem_error
 
 if TYPE_CHECKING:
@@ -50,15 +51,15 @@ def read(path: str | None, matrices: dict[str, str | None] | None = None) -> tup
         if paths:
             problem = replace(problem, name=_named(paths, problem.name))
             kept = ", ".join(k for k in ("x", "w_q", "w_k", "w_v") if k not in paths)
-            notes = (f"without FILE, {kept} and the settings ({_settings_text(problem)}) are the built-in example's; "
-                     "give --x too for a problem of your matrices alone",)
+            notes = (_("without FILE, {kept} and the settings ({settings}) are the built-in example's; give --x too "
+                       "for a problem of your matrices alone").format(kept=kept, settings=_settings_text(problem)),)
     else:
         from pathlib import Path  # only when a file is read: the built-in example needs none
 
         p = Path(path)
         kind = "stdin" if path == "-" else status(p)
         if kind == "missing":
-            raise AttntraceError(f"{path}: no such file or directory")
+            raise AttntraceError(_("{path}: no such file or directory").format(path=path))
         data, notes = _read(path, p, kind)
         problem = from_dict(data, where)
     if paths:
@@ -75,7 +76,7 @@ def origin(path: str | None, matrices: Mapping[str, str | None] | None = None) -
     given = " ".join(f"--{key.replace('_', '-')} {value}" for key, value in paths.items())
     if "x" in paths:
         return given
-    return f"the built-in example with {given}" if given else "the built-in example"
+    return _("the built-in example with {options}").format(options=given) if given else _("the built-in example")
 
 
 def from_dict(data: Any, origin: str) -> Problem:
@@ -98,12 +99,15 @@ def _held_problem(trace: dict[str, Any], origin: str) -> dict[str, Any]:
 
     version = trace["format"]
     if isinstance(version, bool) or version != FORMAT:
-        raise AttntraceError(f"{origin}: format = {_show(version)} is not a trace format this attntrace reads "
-                             f"({FORMAT}); give the trace of this version's --format json, or the problem file")
+        raise AttntraceError(_("{origin}: format = {value} is not a trace format this attntrace reads ({format}); give "
+                               "the trace of this version's --format json, or the problem file").format(
+            origin=origin, value=_show(version), format=FORMAT))
     problem = trace.get("problem")
     if not isinstance(problem, dict):
-        raise AttntraceError(f'{origin}: a trace (it has "format") holds its problem under "problem"; this one has '
-                             f"{'none' if problem is None else _show(problem)}")
+        said = _('{origin}: a trace (it has "format") holds its problem under "problem"; this one has none') \
+            if problem is None else _('{origin}: a trace (it has "format") holds its problem under "problem"; this one '
+                                      'has {value}')
+        raise AttntraceError(said.format(origin=origin, value=None if problem is None else _show(problem)))
     return problem
 
 
@@ -166,10 +170,12 @@ def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
     for key in MATRIX_KEYS + BIAS_KEYS:
         found = [f for f in (p / f"{key}.csv", p / f"{key}.npy") if status(f) != "missing"]
         if len(found) > 1:
-            raise AttntraceError(f"{p}: both {found[0].name} and {found[1].name} give {key}; keep one")
+            raise AttntraceError(_("{path}: both {first} and {second} give {key}; keep one").format(
+                path=p, first=found[0].name, second=found[1].name, key=key))
         for f in found:
             if key in data:
-                raise AttntraceError(f"{f}: {key} is also given in {settings}; keep one")
+                raise AttntraceError(_("{path}: {key} is also given in {settings}; keep one").format(
+                    path=f, key=key, settings=settings))
             data[key], more = _read_matrix(str(f), key)
             notes.extend(more)
     for key in ("tokens", "source_tokens"):
@@ -177,7 +183,8 @@ def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
         if status(f) != "missing":
             data[key] = [t.strip() for t in read_text(f).splitlines() if t.strip()]
     if "x" not in data:
-        raise AttntraceError(f"{p}: no x.csv or x.npy in this directory; it needs at least the inputs x")
+        raise AttntraceError(_("{path}: no x.csv or x.npy in this directory; it needs at least the inputs x").format(
+            path=p))
     return data, tuple(notes)
 
 
@@ -196,10 +203,11 @@ def _read_matrix(path: str, key: str) -> tuple[np.ndarray, tuple[str, ...]]:
     if suffix == ".json":
         parsed = jsonfile.parse(read_text(path), path, literals=True)
         if isinstance(parsed, dict):
-            raise AttntraceError(f"{path} holds an object (a problem?), not one matrix for {key} (a list of rows such "
-                                 f"as [[1, 0], [0, 1]]); a problem file is given as FILE: attntrace run {path}")
+            raise AttntraceError(_("{path} holds an object (a problem?), not one matrix for {key} (a list of rows "
+                                   "such as [[1, 0], [0, 1]]); a problem file is given as FILE: attntrace run {path}")
+                                 .format(path=path, key=key))
         return values.matrix(parsed, f"{path}: {key}"), ()
-    raise AttntraceError(f"{path}: unknown kind of file for {key}; use .csv, .npy or .json")
+    raise AttntraceError(_("{path}: unknown kind of file for {key}; use .csv, .npy or .json").format(path=path, key=key))
 
 
 def _read_matrices(matrices: dict[str, str]) -> tuple[dict[str, Any], tuple[str, ...]]:
@@ -221,8 +229,9 @@ def _with_matrices(problem: Problem, matrices: dict[str, str], origin: str) -> t
 
 def _parse_dict(data: Any, origin: str) -> dict[str, Any]:
     if not isinstance(data, dict):
-        kind = "a list" if isinstance(data, list) else _show(data)
-        raise AttntraceError(f'{origin}: the top level must be an object such as {{"x": [[...]]}}, got {kind}')
+        kind = _("a list") if isinstance(data, list) else _show(data)
+        raise AttntraceError(_('{origin}: the top level must be an object such as {example}, got {kind}').format(
+            origin=origin, example='{"x": [[...]]}', kind=kind))
     return data
 
 
@@ -233,12 +242,12 @@ def _problem(data: dict[str, Any]) -> Problem:
     for key in data:
         if key not in KEYS and key != "$schema":
             if isinstance(key, str):
-                values.surrogate(key, f"the key {values.quoted(key, 40)}")
+                values.surrogate(key, _("the key {key}").format(key=values.quoted(key, 40)))
             raise AttntraceError(_unknown(key))
     for key in ("name", "layout", "mask"):
         _text(data.get(key), key)
     if data.get("x") is None:
-        raise AttntraceError('x is missing; give the inputs as "x": [[...], [...]], one row per input')
+        raise AttntraceError(_('x is missing; give the inputs as "x": [[...], [...]], one row per input'))
     arrays: dict[str, Any] = {}
     for key in MATRIX_KEYS:
         if data.get(key) is not None:
@@ -250,7 +259,8 @@ def _problem(data: dict[str, Any]) -> Problem:
             arrays[key] = values.array(value, key, 1) if isinstance(value, np.ndarray) else values.vector(value, key)
     layout = data.get("layout", "x_w")
     if layout not in LAYOUTS:
-        raise AttntraceError(f'layout = {_show(layout)}; use "x_w" (d_in x d_out, the default) or "torch" (out x in)')
+        raise AttntraceError(_('layout = {value}; use "x_w" (d_in x d_out, the default) or "torch" (out x in)').format(
+            value=_show(layout)))
     if layout == "torch":
         for key in ("w_q", "w_k", "w_v", "w_o"):
             if key in arrays:
@@ -278,10 +288,12 @@ def _unknown(key: str) -> str:
     from difflib import get_close_matches  # only on this error path: it costs start-up time
 
     if key in ("positions", "source_positions", "base", "pairs"):  # rope's own settings, written beside it
-        return f'unknown key "{key}": it belongs inside "rope", as "rope": {{"{key}": ...}}'
+        return _('unknown key "{key}": it belongs inside "rope", as {example}').format(
+            key=key, example=f'"rope": {{"{key}": ...}}')
     guess = lowered.get(key.lower()) or next(iter(get_close_matches(key[:100], KEYS, n=1)), None)
-    hint = f'; did you mean "{guess}"?' if guess else f"; known keys are {', '.join(KEYS)}"
-    return f"unknown key {values.quoted(key, 40)}{hint}"
+    if guess:
+        return _('unknown key {key}; did you mean "{guess}"?').format(key=values.quoted(key, 40), guess=guess)
+    return _("unknown key {key}; known keys are {keys}").format(key=values.quoted(key, 40), keys=", ".join(KEYS))
 
 
 def _text(value: Any, key: str) -> None:
@@ -302,7 +314,8 @@ def _whole(value: Any, key: str, least: int) -> int:
         return int(value)
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    raise AttntraceError(f"{key} = {_show(value)} must be a whole number of at least {least}")
+    raise AttntraceError(_("{key} = {value} must be a whole number of at least {least}").format(
+        key=key, value=_show(value), least=least))
 
 
 def _scale(value: Any) -> Any:
@@ -332,14 +345,14 @@ def _mask(value: Any) -> tuple[str, ...]:
 
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        raise AttntraceError(f'mask must be a name or a list of names ({", ".join(masks.KINDS)})')
+        raise AttntraceError(_("mask must be a name or a list of names ({names})").format(names=", ".join(masks.KINDS)))
     return tuple(dict.fromkeys(names))
 
 
 def _name(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
-    raise AttntraceError(f"name must be a string, got {_show(value)}")
+    raise AttntraceError(_("name must be a string, got {value}").format(value=_show(value)))
 
 
 def _show(value: Any) -> str:
@@ -352,6 +365,6 @@ def _show(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, (list, tuple, dict, np.ndarray)):
-        return "an object" if isinstance(value, dict) else "a list"
+        return _("an object") if isinstance(value, dict) else _("a list")
     shown = repr(value)
     return shown if len(shown) <= 40 else shown[:40] + "…"

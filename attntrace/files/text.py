@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING, BinaryIO
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -28,10 +29,9 @@ def max_bytes() -> int:
         mb = math.nan
     if not math.isfinite(mb) or mb <= 0:
         shown = raw if len(raw) <= 20 and raw.isprintable() else ascii(raw[:20])
-        raise AttntraceError(
-            f"ATTNTRACE_MAX_MB = {shown} must be a positive, finite number of megabytes, such as "
-            f"{DEFAULT_MAX_MB:g} (the cap when it is unset)", exit_code=2
-        )
+        raise AttntraceError(_(
+            "ATTNTRACE_MAX_MB = {value} must be a positive, finite number of megabytes, such as {default} (the cap "
+            "when it is unset)").format(value=shown, default=f"{DEFAULT_MAX_MB:g}"), exit_code=2)
     return max(1, min(int(mb * 1_000_000), sys.maxsize // 4))
 
 
@@ -58,9 +58,9 @@ def read_bytes(path: str | Path) -> bytes:
     p = Path(path)
     kind = status(p)
     if kind == "missing":
-        raise AttntraceError(f"{p}: no such file or directory")
+        raise AttntraceError(_("{path}: no such file or directory").format(path=p))
     if kind == "directory":
-        raise AttntraceError(f"{p}: is a directory, expected a file")
+        raise AttntraceError(_("{path}: is a directory, expected a file").format(path=p))
     try:
         with open(p, "rb") as f:
             info = os.fstat(f.fileno())
@@ -68,7 +68,7 @@ def read_bytes(path: str | Path) -> bytes:
                 raise _too_big(str(p), info.st_size, cap)
             return _read_capped(f, str(p), cap)
     except OSError as e:
-        raise AttntraceError(f"{p}: cannot be read ({e.strerror or e})") from None
+        raise AttntraceError(_("{path}: cannot be read ({why})").format(path=p, why=e.strerror or e)) from None
 
 
 def _read_capped(stream: BinaryIO, name: str, cap: int) -> bytes:
@@ -87,30 +87,27 @@ def _read_capped(stream: BinaryIO, name: str, cap: int) -> bytes:
         total += len(chunk)
     if total > limit:
         if limit < cap:
-            raise AttntraceError(
-                f"{name} holds more than {amount(limit)} (reading stopped there), more than this machine can load "
-                f"with {amount(memory or 0)} of memory available; lower ATTNTRACE_MAX_MB or give a smaller file"
-            )
-        raise AttntraceError(
-            f"{name} is over the {cap / 1e6:g} MB cap (reading stopped there); "
-            f"if it is meant to be that big, raise the cap with ATTNTRACE_MAX_MB={_advice(2 * cap)}"
-        )
+            raise AttntraceError(_(
+                "{name} holds more than {limit} (reading stopped there), more than this machine can load with "
+                "{memory} of memory available; lower ATTNTRACE_MAX_MB or give a smaller file"
+            ).format(name=name, limit=amount(limit), memory=amount(memory or 0)))
+        raise AttntraceError(_(
+            "{name} is over the {cap} MB cap (reading stopped there); if it is meant to be that big, raise the cap "
+            "with ATTNTRACE_MAX_MB={advice}").format(name=name, cap=f"{cap / 1e6:g}", advice=_advice(2 * cap)))
     return b"".join(chunks)
 
 
 def _too_big(name: str, size: int, cap: int) -> AttntraceError:
-    return AttntraceError(
-        f"{name} is {amount(size)}, over the {cap / 1e6:g} MB cap; raise it with ATTNTRACE_MAX_MB={_advice(2 * size)}"
-    )
+    return AttntraceError(_("{name} is {size}, over the {cap} MB cap; raise it with ATTNTRACE_MAX_MB={advice}").format(
+        name=name, size=amount(size), cap=f"{cap / 1e6:g}", advice=_advice(2 * size)))
 
 
 def too_big(name: str, what: str, size: int) -> AttntraceError:
     """name holds `what` of size bytes, over the cap (an .npz member as it inflates, an array as its header declares)"""
     cap = max_bytes()
-    return AttntraceError(
-        f"{name}: {what} is {amount(size)}, over the {cap / 1e6:g} MB cap; "
-        f"raise it with ATTNTRACE_MAX_MB={_advice(2 * size)} if that is meant"
-    )
+    return AttntraceError(_(
+        "{name}: {what} is {size}, over the {cap} MB cap; raise it with ATTNTRACE_MAX_MB={advice} if that is meant"
+    ).format(name=name, what=what, size=amount(size), cap=f"{cap / 1e6:g}", advice=_advice(2 * size)))
 
 
 def amount(size: int) -> str:
@@ -118,7 +115,7 @@ def amount(size: int) -> str:
     for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
         if size >= scale or unit == "MB" and size >= 100_000:
             return f"{size / scale:,.1f} {unit}"
-    return f"{size:,} bytes"
+    return _("{n} bytes").format(n=f"{size:,}")
 
 
 def _advice(size: int) -> str:
@@ -148,18 +145,19 @@ def decode(data: bytes, name: str) -> str:
     """UTF-8 text, with the BOM removed; UTF-16 (PowerShell's > writes it) and UTF-32 get a message saying so"""
     encoding = wide_encoding(data)
     if encoding is not None:
-        who = " (what PowerShell's > writes)" if encoding == "UTF-16" else ""
-        raise AttntraceError(
-            f"{name} is {encoding} text{who}; save it as UTF-8, "
-            "for example with: Get-Content in | Set-Content -Encoding utf8 out"
-        )
+        said = _("{name} is {encoding} text (what PowerShell's > writes); save it as UTF-8, for example with: "
+                 "Get-Content in | Set-Content -Encoding utf8 out") if encoding == "UTF-16" else _(
+            "{name} is {encoding} text; save it as UTF-8, for example with: Get-Content in | Set-Content -Encoding "
+            "utf8 out")
+        raise AttntraceError(said.format(name=name, encoding=encoding))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise AttntraceError(f"{name}: byte {e.start + 1} is not UTF-8; save the file as UTF-8") from None
+        raise AttntraceError(_("{name}: byte {index} is not UTF-8; save the file as UTF-8").format(
+            name=name, index=e.start + 1)) from None
     text = text.removeprefix("\ufeff")
     if not text.strip():
-        raise AttntraceError(f"{name} is empty")
+        raise AttntraceError(_("{name} is empty").format(name=name))
     return text
 
 

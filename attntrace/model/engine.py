@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.language import N_, _
 from attntrace.model.maths import (
     attention,
     carried_affine,
@@ -33,9 +34,9 @@ def trace(problem: Problem, *, query: int | None = None, show: Iterable[int] | N
     """
     d = dims(problem)
     if query is not None and not 1 <= query <= d.n:
-        raise OutOfRange("query", query, d.n, "this problem has inputs")
+        raise OutOfRange(N_("query"), query, d.n, N_("this problem has inputs"))
     if decimals is not None and decimals < 0:
-        raise AttntraceError(f"decimals = {decimals} must be 0 or more")
+        raise AttntraceError(_("decimals = {decimals} must be 0 or more").format(decimals=decimals))
     with np.errstate(all="ignore"):  # an overflow is found by the checks below and said in words, never warned of
         return _trace(problem, d, query, show, decimals)
 
@@ -78,7 +79,7 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
         if rope is not None:  # [n_q, d_k], [m, d_k]: each pair turned by its position's angle
             q_rotated = _rounded(variants.rotate(q, q_angles, rope.pairs), decimals)
             k_rotated = _rounded(variants.rotate(k, k_angles, rope.pairs), decimals)
-            say.finite(3, a, "q rotated", q_rotated, "a rotation of finite numbers")
+            say.finite(3, a, "q rotated", q_rotated, N_("a rotation of finite numbers"))
         q_used = q if q_rotated is None else q_rotated
         k_used = k if k_rotated is None else k_rotated
         scores = q_used @ k_used.T if decimals is None else carried_affine(q_used, k_used.T, None, decimals)  # [n_q, m]
@@ -97,7 +98,7 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
         weights = softmax(scaled, allowed)  # [n_q, m] -> [n_q, m], each row summing to 1 (or all 0 if masked)
         if decimals is not None:
             weights = round_half_up(weights, decimals)  # e^z is transcendental: float64, its result rounded exactly
-        say.finite(5, a, "weights", weights, "the softmax of finite scores")
+        say.finite(5, a, "weights", weights, N_("the softmax of finite scores"))
         if allowed is not None:
             scaled = np.where(allowed, scaled, -np.inf)  # [n_q, m], -inf where masked
             uncapped = None if uncapped is None else np.where(allowed, uncapped, -np.inf)

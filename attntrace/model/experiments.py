@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 from attntrace.model.engine import trace
 from attntrace.model.problem import Problem
 
@@ -39,16 +40,17 @@ def symmetric(problem: Problem) -> Result:
     own, shared = trace(problem), trace(replace(problem, w_q=problem.w_k, b_q=problem.b_k))
     matrices, findings = [], []
     for a, (h, hs) in enumerate(zip(own.heads, shared.heads)):
-        head = f"head {a + 1} · " if len(own.heads) > 1 else ""
-        matrices.append((f"{head}scores with W_Q: Q K^T", "scores", labels, labels, h.scores))
-        matrices.append((f"{head}scores with W_K for both: K K^T", "scores", labels, labels, hs.scores))
-        findings.append(f"{head}asymmetry ||S - S^T|| / ||S||: with W_Q {asymmetry(h.scores):.4f}, "
-                        f"with W_K for both {asymmetry(hs.scores):.4f}")
+        head = _("head {n} · ").format(n=a + 1) if len(own.heads) > 1 else ""
+        matrices.append((_("{head}scores with W_Q: Q K^T").format(head=head), "scores", labels, labels, h.scores))
+        matrices.append((_("{head}scores with W_K for both: K K^T").format(head=head), "scores", labels, labels,
+                         hs.scores))
+        findings.append(_("{head}asymmetry ||S - S^T|| / ||S||: with W_Q {own}, with W_K for both {shared}").format(
+            head=head, own=f"{asymmetry(h.scores):.4f}", shared=f"{asymmetry(hs.scores):.4f}"))
     if all(asymmetry(h.scores) < 1e-12 for h in own.heads):
-        findings.append("(this problem's own Q K^T happens to be symmetric too; try samples/two_heads.json)")
-    findings.append("with one matrix for queries and keys, score(i, j) = score(j, i): token i cannot attend to j "
-                    "differently from how j attends to i; a separate W_Q lifts that")
-    return Result("symmetric: why queries need their own W_Q", matrices, findings)
+        findings.append(_("(this problem's own Q K^T happens to be symmetric too; try samples/two_heads.json)"))
+    findings.append(_("with one matrix for queries and keys, score(i, j) = score(j, i): token i cannot attend to j "
+                      "differently from how j attends to i; a separate W_Q lifts that"))
+    return Result(_("symmetric: why queries need their own W_Q"), matrices, findings)
 
 
 def permute(problem: Problem, order: list[int] | None = None) -> Result:
@@ -61,20 +63,23 @@ def permute(problem: Problem, order: list[int] | None = None) -> Result:
     with np.errstate(all="ignore"):
         diff = float(np.max(np.abs(out_p - out[order])))
     if not np.isfinite(diff):
-        raise AttntraceError("experiment permute: the outputs' largest difference overflows a float64: scale the inputs down")
+        raise AttntraceError(_("experiment permute: the outputs' largest difference overflows a float64: scale the "
+                               "inputs down"))
     cols = tuple(str(c + 1) for c in range(out.shape[1]))
     new_labels = tuple(labels[i] for i in order)
-    same = "equal within 1e-9" if diff <= 1e-9 else f"{diff:.6f}"
-    findings = [f"order: {', '.join(new_labels)}", f"largest |output(permuted X) - permuted output(X)|: {same}"]
+    same = _("equal within 1e-9") if diff <= 1e-9 else f"{diff:.6f}"
+    findings = [_("order: {order}").format(order=", ".join(new_labels)),
+                _("largest |output(permuted X) - permuted output(X)|: {same}").format(same=same)]
     if problem.masks:
-        findings.append(f"the masks ({', '.join(problem.masks)}) depend on position, so equality is not expected")
+        findings.append(_("the masks ({masks}) depend on position, so equality is not expected").format(
+            masks=", ".join(problem.masks)))
     else:
-        findings.append("equal: self-attention alone is permutation-equivariant; it needs position encodings "
-                        "to know word order")
-    return Result("permute: self-attention is permutation-equivariant", [
+        findings.append(_("equal: self-attention alone is permutation-equivariant; it needs position encodings "
+                          "to know word order"))
+    return Result(_("permute: self-attention is permutation-equivariant"), [
         ("output(X)", "output", labels, cols, out),
-        ("output(permuted X)", "output", new_labels, cols, out_p),
-        ("output(X), rows permuted", "output", new_labels, cols, out[order]),
+        (_("output(permuted X)"), "output", new_labels, cols, out_p),
+        (_("output(X), rows permuted"), "output", new_labels, cols, out[order]),
     ], findings)
 
 
@@ -100,9 +105,9 @@ def similarity(problem: Problem) -> Result:
                          ("K", np.concatenate([h.k for h in t.heads], axis=1)),
                          ("V", np.concatenate([h.v for h in t.heads], axis=1)), ("output", t.output)):
         keys = labels if name in ("Q", "output") else problem.key_labels
-        matrices.append((f"cos(row i, row j) of {name}", "weights", keys, keys, cosine(values)))
-    return Result("similarity: cosine similarity of each token's vectors", matrices,
-                  ["1 = same direction, 0 = orthogonal, -1 = opposite"])
+        matrices.append((_("cos(row i, row j) of {name}").format(name=name), "weights", keys, keys, cosine(values)))
+    return Result(_("similarity: cosine similarity of each token's vectors"), matrices,
+                  [_("1 = same direction, 0 = orthogonal, -1 = opposite")])
 
 
 def entropy(weights: np.ndarray) -> np.ndarray:
@@ -117,17 +122,19 @@ def temperature(problem: Problem) -> Result:
     labels, keys = problem.labels, problem.key_labels
     matrices, findings = [], []
     for a, (h0, h1) in enumerate(zip(unscaled.heads, scaled.heads)):
-        head = f"head {a + 1} · " if len(unscaled.heads) > 1 else ""
-        matrices.append((f"{head}softmax(Q K^T), no scaling", "weights", labels, keys, h0.weights))
+        head = _("head {n} · ").format(n=a + 1) if len(unscaled.heads) > 1 else ""
+        matrices.append((_("{head}softmax(Q K^T), no scaling").format(head=head), "weights", labels, keys, h0.weights))
         matrices.append((f"{head}softmax(Q K^T / sqrt({scaled.dims.d_k}))", "weights", labels, keys, h1.weights))
         ent = np.stack([entropy(h0.weights), entropy(h1.weights)], axis=1)
-        matrices.append((f"{head}entropy of each row (nats; higher = flatter)", "scores", labels,
-                         ("no scaling", "scaled"), ent))
-        findings.append(f"{head}mean entropy {ent[:, 0].mean():.4f} without scaling, {ent[:, 1].mean():.4f} with; "
-                        f"largest weight {h0.weights.max():.4f} -> {h1.weights.max():.4f}")
-    findings.append("dividing by sqrt(d_k) keeps large dot products from saturating the softmax, "
-                    "so gradients do not vanish")
-    return Result("temperature: scaling flattens the softmax", matrices, findings)
+        matrices.append((_("{head}entropy of each row (nats; higher = flatter)").format(head=head), "scores", labels,
+                         ("no scaling", "scaled"), ent))  # column labels: the same in every language, as in a CSV
+        findings.append(_("{head}mean entropy {unscaled} without scaling, {scaled} with; largest weight {before} -> "
+                          "{after}").format(head=head, unscaled=f"{ent[:, 0].mean():.4f}",
+                                            scaled=f"{ent[:, 1].mean():.4f}", before=f"{h0.weights.max():.4f}",
+                                            after=f"{h1.weights.max():.4f}"))
+    findings.append(_("dividing by sqrt(d_k) keeps large dot products from saturating the softmax, "
+                      "so gradients do not vanish"))
+    return Result(_("temperature: scaling flattens the softmax"), matrices, findings)
 
 
 def run(name: str, problem: Problem) -> Result:
@@ -135,10 +142,11 @@ def run(name: str, problem: Problem) -> Result:
     with np.errstate(all="ignore"):
         result = {"symmetric": symmetric, "permute": permute, "similarity": similarity,
                   "temperature": temperature}[name](problem)
-    for title, _, rows, cols, values in result.matrices:
+    for title, _kind, rows, cols, values in result.matrices:
         bad = np.argwhere(~np.isfinite(values))
         if bad.size:
             i, j = (int(c) for c in bad[0])
-            raise AttntraceError(f"experiment {name}: {title} [{rows[i]}, {cols[j]}] is {values[i, j]}, not a finite number: "
-                                 "scale the inputs down")
+            raise AttntraceError(_("experiment {name}: {title} [{row}, {column}] is {value}, not a finite number: "
+                                   "scale the inputs down").format(name=name, title=title, row=rows[i], column=cols[j],
+                                                                   value=values[i, j]))
     return result

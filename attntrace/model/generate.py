@@ -7,9 +7,9 @@ import math
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _, ngettext
 from attntrace.model.problem import Problem, check_memory
 from attntrace.model.variants import Rope
-from attntrace.words import plural
 
 INITS = ("integers", "normal", "xavier", "kaiming")
 PER_HEAD = 3  # d_k and d_v per head when not given: the worked example's
@@ -49,7 +49,7 @@ def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | N
     which turns pairs of dimensions). kv_heads: grouped-query heads, W_K and W_V hold that many blocks.
     """
     if init not in INITS:
-        raise AttntraceError(f'unknown init "{init}"; use {", ".join(INITS)}')
+        raise AttntraceError(_('unknown init "{init}"; use {inits}').format(init=init, inits=", ".join(INITS)))
     for name, value in (("tokens", n), ("d_model", d_model), ("heads", heads)):
         _whole(name, value)
     heads = int(heads)
@@ -59,20 +59,26 @@ def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | N
     for name, size in (("d_k", d_k), ("d_v", d_v)):
         if size % heads:
             fits = [s for s in (size - size % heads, size - size % heads + heads) if s > 0]
-            raise AttntraceError(f"heads = {heads} does not divide {name} = {size} (each head takes {name} / heads "
-                                 f"of the columns); give {name} = {' or '.join(map(str, fits))}")
+            raise AttntraceError(_("heads = {heads} does not divide {name} = {size} (each head takes {name} / heads "
+                                   "of the columns); give {name} = {fits}").format(
+                heads=heads, name=name, size=size, fits=_(" or ").join(map(str, fits))))
     groups = heads if kv_heads is None else _whole("kv_heads", kv_heads)
     if heads % groups:
-        raise AttntraceError(f"kv_heads = {groups} does not divide heads = {heads}; give a divisor of {heads}")
+        raise AttntraceError(_("kv_heads = {groups} does not divide heads = {heads}; give a divisor of {heads}").format(
+            groups=groups, heads=heads))
     if rope and (d_k // heads) % 2:
-        raise AttntraceError(f"rope turns pairs of dimensions, so each head's d_k must be even; it is {d_k // heads} "
-                             f"(d_k = {d_k} over {heads} head{'s' * (heads > 1)}): give d_k = {d_k + heads}")
+        raise AttntraceError(ngettext(
+            "rope turns pairs of dimensions, so each head's d_k must be even; it is {each} (d_k = {d_k} over {n} head): "
+            "give d_k = {fix}",
+            "rope turns pairs of dimensions, so each head's d_k must be even; it is {each} (d_k = {d_k} over {n} heads): "
+            "give d_k = {fix}", heads).format(each=d_k // heads, d_k=d_k, n=heads, fix=d_k + heads))
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise AttntraceError(f"seed = {seed!r} must be a whole number of at least 0")
+        raise AttntraceError(_("seed = {seed} must be a whole number of at least 0").format(seed=repr(seed)))
     if tokens is not None and len(tokens) != n:
-        raise AttntraceError(f"{len(tokens)} token labels given for n = {n} inputs")
+        raise AttntraceError(_("{count} token labels given for n = {n} inputs").format(count=len(tokens), n=n))
     # before anything is drawn: the arrays (and the trace they are made for) must fit in memory
-    check_memory(n, n, d_model, d_model, d_k, d_v, heads, d_v, what=f"a problem of {n:,} inputs, d_model = {d_model:,}")
+    check_memory(n, n, d_model, d_model, d_k, d_v, heads, d_v,
+                 what=_("a problem of {n} inputs, d_model = {d_model}").format(n=f"{n:,}", d_model=f"{d_model:,}"))
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 3, size=(n, d_model)).astype(np.float64) if init == "integers" else np.round(
         rng.normal(size=(n, d_model)), 4)
@@ -83,14 +89,16 @@ def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | N
         x=x, w_q=_weights(rng, init, d_model, d_k), w_k=_weights(rng, init, d_model, d_k // heads * groups),
         w_v=_weights(rng, init, d_model, d_v // heads * groups), heads=heads, scale=init != "integers", tokens=tokens,
         kv_heads=kv_heads, rope=Rope() if rope else None, alibi=alibi, softcap=softcap,
-        name=f"{plural(n, 'input')}, d_model = {d_model}, d_k = {d_k}, d_v = {d_v}, {heads} head{'s' * (heads > 1)} "
+        # the name goes into the problem file, the same in every language
+        name=f"{n:,} input{'s' * (n != 1)}, d_model = {d_model}, d_k = {d_k}, d_v = {d_v}, {heads} head{'s' * (heads > 1)} "
              f"({', '.join([init, *variants])})",
     )
 
 
 def _whole(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise AttntraceError(f"{name} = {value!r} must be a whole number of at least 1")
+        raise AttntraceError(_("{name} = {value} must be a whole number of at least 1").format(name=name,
+                                                                                             value=repr(value)))
     return int(value)
 
 
@@ -98,16 +106,17 @@ def notes(problem: Problem, init: str) -> tuple[str, ...]:
     """what a teacher should know about a problem random_problem drew, before handing it out"""
     said = []
     if init == "integers" and problem.scale is False:
-        said.append('"scale" is false: integer exercises do not divide the scores by sqrt(d_k), as in the worked '
-                    'example, so that every step stays exact by hand; set "scale": true to divide')
+        said.append(_('"scale" is false: integer exercises do not divide the scores by sqrt(d_k), as in the worked '
+                      'example, so that every step stays exact by hand; set "scale": true to divide'))
     if one_hot(problem):
-        said.append("every input puts over 99% of its weight on one key, so each output is just one row of V; "
-                    "another seed, a smaller d_model or the normal init gives weights that spread")
+        said.append(_("every input puts over 99% of its weight on one key, so each output is just one row of V; "
+                      "another seed, a smaller d_model or the normal init gives weights that spread"))
     cap = problem.softcap
     if cap is not None and (top := largest_logit(problem)) > 2 * cap:
-        said.append(f"the scores reach {top:.3g} before the cap, over twice softcap = {cap:g}, and c · tanh(score / c) "
-                    f"takes every score beyond ±{2 * cap:g} to within 4% of ±{cap:g}; a softcap near {top:.2g}, or the "
-                    "normal init, keeps the cap's curve in view")
+        said.append(_("the scores reach {top} before the cap, over twice softcap = {cap}, and c · tanh(score / c) "
+                      "takes every score beyond ±{twice} to within 4% of ±{cap}; a softcap near {near}, or the "
+                      "normal init, keeps the cap's curve in view").format(
+            top=f"{top:.3g}", cap=f"{cap:g}", twice=f"{2 * cap:g}", near=f"{top:.2g}"))
     return tuple(said)
 
 

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from attntrace.errors import AttntraceError, said
-from attntrace.words import plural
+from attntrace.language import _
 
 
 class Mask(Protocol):
@@ -38,7 +38,7 @@ class Causal:
         return np.arange(m)[None, :] <= rows[:, None]
 
     def words(self) -> str:
-        return "causal (input i attends to keys 1 to i only)"
+        return _("causal (input i attends to keys 1 to i only)")
 
     def settings(self) -> dict[str, Any]:
         return {}
@@ -53,13 +53,13 @@ class Window:
 
     def __post_init__(self) -> None:
         if isinstance(self.size, bool) or not isinstance(self.size, (int, np.integer)) or self.size < 0:
-            raise AttntraceError(f"window = {said(self.size)} must be a whole number of at least 0")
+            raise AttntraceError(_("window = {value} must be a whole number of at least 0").format(value=said(self.size)))
 
     def allowed(self, rows: np.ndarray, m: int) -> np.ndarray:
         return np.abs(rows[:, None] - np.arange(m)[None, :]) <= self.size
 
     def words(self) -> str:
-        return f"window (input i attends to keys j with |i - j| <= {self.size})"
+        return _("window (input i attends to keys j with |i - j| <= {size})").format(size=self.size)
 
     def settings(self) -> dict[str, Any]:
         return {"window": int(self.size)}
@@ -77,12 +77,14 @@ class Padding:
 
     def allowed(self, rows: np.ndarray, m: int) -> np.ndarray:
         if len(self.flags) != m:
-            raise AttntraceError(f"padding has {plural(len(self.flags), 'value')} "
-                                 f"but there {'is' if m == 1 else 'are'} {plural(m, 'key')}")
+            from attntrace.model.problem import padding_mismatch
+
+            raise AttntraceError(padding_mismatch(len(self.flags), m))
         return np.broadcast_to(~np.asarray(self.flags, dtype=bool)[None, :], (len(rows), m))
 
     def words(self) -> str:
-        return "padding (keys " + ", ".join(str(j + 1) for j, pad in enumerate(self.flags) if pad) + " are never attended)"
+        return _("padding (keys {keys} are never attended)").format(
+            keys=", ".join(str(j + 1) for j, pad in enumerate(self.flags) if pad))
 
     def settings(self) -> dict[str, Any]:
         return {"padding": list(self.flags)}
@@ -96,8 +98,8 @@ def from_names(names: Iterable[str], window: int | None = None, padding: Iterabl
     names = list(names)
     wanted = list(dict.fromkeys(n for n in names if n != "none"))
     if "none" in names and wanted:
-        others = " and ".join(f'"{n}"' for n in wanted)
-        raise AttntraceError(f'mask "none" cannot go with {others}; give one or the other')
+        others = _(" and ").join(f'"{n}"' for n in wanted)
+        raise AttntraceError(_('mask "none" cannot go with {others}; give one or the other').format(others=others))
     for name, value in (("window", window), ("padding", padding)):
         if value is not None and name not in wanted:
             wanted.append(name)
@@ -107,12 +109,12 @@ def from_names(names: Iterable[str], window: int | None = None, padding: Iterabl
             out.append(Causal())
         elif name == "window":
             if window is None:
-                raise AttntraceError('mask "window" needs window: W (keys with |i - j| <= W are seen)')
+                raise AttntraceError(_('mask "window" needs window: W (keys with |i - j| <= W are seen)'))
             out.append(Window(window))
         elif name == "padding":
             if padding is None:
-                raise AttntraceError('mask "padding" needs padding: [true/false per key] (from the command line: '
-                                     '--padding and the keys that are padding, such as 3,4)')
+                raise AttntraceError(_('mask "padding" needs padding: [true/false per key] (from the command line: '
+                                       '--padding and the keys that are padding, such as 3,4)'))
             out.append(Padding(tuple(padding)))
         else:
             raise AttntraceError(unknown(name))
@@ -132,7 +134,8 @@ def coerce(value: Any) -> tuple[Mask, ...]:
         elif hasattr(item, "allowed") and hasattr(item, "name"):  # a mask value, of any kind
             out.append(item)
         else:
-            raise AttntraceError(f"mask = {said(item)}: give a name ({', '.join(KINDS)}) or a mask such as Window(2)")
+            raise AttntraceError(_("mask = {value}: give a name ({names}) or a mask such as Window(2)").format(
+                value=said(item), names=", ".join(KINDS)))
     return order(out)
 
 
@@ -156,5 +159,6 @@ def unknown(name: str) -> str:
     from difflib import get_close_matches  # only on this error path: it costs start-up time
 
     guess = get_close_matches(name, list(KINDS), n=1)
-    hint = f'did you mean "{guess[0]}"?' if guess else f"use {', '.join(KINDS)}"
-    return f'unknown mask "{name}"; {hint}'
+    if guess:
+        return _('unknown mask "{name}"; did you mean "{guess}"?').format(name=name, guess=guess[0])
+    return _('unknown mask "{name}"; use {names}').format(name=name, names=", ".join(KINDS))

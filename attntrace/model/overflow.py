@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 from attntrace.model.problem import Dims, Problem
 
 
@@ -29,7 +30,7 @@ class Cells:
         return self.problem.key_labels
 
     def _head(self, a: int) -> str:
-        return f"head {a + 1} · " if self.d.heads > 1 else ""
+        return _("head {n} · ").format(n=a + 1) if self.d.heads > 1 else ""
 
     def projected(self, name: str, inp: np.ndarray, w: np.ndarray | None, b: np.ndarray | None, out: np.ndarray) -> None:
         """step 3: q, k or v for every head, from X (or the source) · W + b"""
@@ -47,9 +48,10 @@ class Cells:
         logs = [_log10_abs(inp[r, c])] if w is None else list(_log10_abs(inp[r]) + _log10_abs(w[:, c]))
         if b is not None:
             logs.append(_log10_abs(b[c]))
-        fix = "scale the inputs down" if w is None and b is None else f"scale the inputs or {W} down"
-        raise AttntraceError(f"step 3: {self._head(a)}{name}[{row_label}, {col + 1}] = {made}{bias} overflows a float64 "
-                             f"(≈ {_about(_log10_sum(logs))}): {fix}")
+        fix = _("scale the inputs down") if w is None and b is None else _("scale the inputs or {W} down").format(W=W)
+        raise AttntraceError(_("step 3: {head}{name}[{row}, {column}] = {made}{bias} overflows a float64 (≈ {size}): "
+                               "{fix}").format(head=self._head(a), name=name, row=row_label, column=col + 1, made=made,
+                                               bias=bias, size=_about(_log10_sum(logs)), fix=fix))
 
     def scores(self, a: int, q: np.ndarray, k: np.ndarray, scores: np.ndarray) -> None:
         """step 4: q_i · k_j"""
@@ -58,8 +60,10 @@ class Cells:
             return
         i, j = cell
         size = _log10_norm(q[i]) + _log10_norm(k[j])
-        raise AttntraceError(f"step 4: {self._head(a)}scores[{self.labels[i]} → {self.keys[j]}] overflows a float64 "
-                             f"(|q{int(self.rows[i]) + 1}| · |k{j + 1}| ≈ {_about(size)}): scale the inputs or the weights down")
+        raise AttntraceError(_("step 4: {head}scores[{query} → {key}] overflows a float64 (|q{i}| · |k{j}| ≈ {size}): "
+                               "scale the inputs or the weights down").format(
+            head=self._head(a), query=self.labels[i], key=self.keys[j], i=int(self.rows[i]) + 1, j=j + 1,
+            size=_about(size)))
 
     def scaled(self, a: int, scores: np.ndarray, s: float, scaled: np.ndarray, allowed: np.ndarray | None) -> None:
         """step 4: score / s; a masked cell becomes -inf later, as it should"""
@@ -69,17 +73,20 @@ class Cells:
         i, j = cell
         score = float(scores[i, j])
         size = float(_log10_abs(score)) - math.log10(s)
-        raise AttntraceError(f"step 4: {self._head(a)}scaled[{self.labels[i]} → {self.keys[j]}] overflows a float64 "
-                             f"({score:.4g} / {s:.4g} ≈ {_about(size)}): the scale {s:.4g} is too small for these scores; "
-                             "divide by a larger number, or by sqrt(d_k)")
+        raise AttntraceError(_("step 4: {head}scaled[{query} → {key}] overflows a float64 ({score} / {s} ≈ {size}): "
+                               "the scale {s} is too small for these scores; divide by a larger number, or by sqrt(d_k)")
+                             .format(head=self._head(a), query=self.labels[i], key=self.keys[j], score=f"{score:.4g}",
+                                     s=f"{s:.4g}", size=_about(size)))
 
     def finite(self, step: int, a: int, name: str, values: np.ndarray, what: str) -> None:
-        """an intermediate that cannot overflow when its inputs are finite: said plainly all the same"""
+        """an intermediate that cannot overflow when its inputs are finite: said plainly all the same (what: N_-marked)"""
         cell = _first_bad(values)
         if cell is not None:
             i, j = cell
-            raise AttntraceError(f"step {step}: {self._head(a)}{name}[{self.labels[i]} → {self.keys[j]}] is "
-                                 f"{values[i, j]}, not a finite number, as {what} should be; please report this problem")
+            raise AttntraceError(_("step {step}: {head}{name}[{query} → {key}] is {value}, not a finite number, as "
+                                   "{what} should be; please report this problem").format(
+                step=step, head=self._head(a), name=name, query=self.labels[i], key=self.keys[j], value=values[i, j],
+                what=_(what)))
 
     def output(self, a: int, weights: np.ndarray, v: np.ndarray, output: np.ndarray) -> None:
         """step 7: Σ_j w_ij · v_j"""
@@ -88,8 +95,9 @@ class Cells:
             return
         i, c = cell
         size = _log10_sum(list(_log10_abs(weights[i]) + _log10_abs(v[:, c])))
-        raise AttntraceError(f"step 7: {self._head(a)}output[{self.labels[i]}, {c + 1}] = Σ_j w({int(self.rows[i]) + 1}, j) · "
-                             f"v_j[{c + 1}] overflows a float64 (≈ {_about(size)}): scale the inputs or W_V down")
+        raise AttntraceError(_("step 7: {head}output[{query}, {column}] = Σ_j w({i}, j) · v_j[{column}] overflows a "
+                               "float64 (≈ {size}): scale the inputs or W_V down").format(
+            head=self._head(a), query=self.labels[i], column=c + 1, i=int(self.rows[i]) + 1, size=_about(size)))
 
     def final(self, concat: np.ndarray, w_o: np.ndarray, b_o: np.ndarray | None, output: np.ndarray) -> None:
         """step 7 with W_O: concat_i · W_O + b_O"""
@@ -101,15 +109,17 @@ class Cells:
         if b_o is not None:
             logs.append(_log10_abs(b_o[c]))
         bias = f" + b_o[{c + 1}]" if b_o is not None else ""
-        raise AttntraceError(f"step 7: output[{self.labels[i]}, {c + 1}] = concat{int(self.rows[i]) + 1} · W_O[:, {c + 1}]{bias} "
-                             f"overflows a float64 (≈ {_about(_log10_sum(logs))}): scale the inputs or W_O down")
+        raise AttntraceError(_("step 7: output[{query}, {column}] = concat{i} · W_O[:, {column}]{bias} overflows a "
+                               "float64 (≈ {size}): scale the inputs or W_O down").format(
+            query=self.labels[i], column=c + 1, i=int(self.rows[i]) + 1, bias=bias, size=_about(_log10_sum(logs))))
 
     def checked(self, row: int, alone: np.ndarray) -> None:
         """step 8: the row recomputed on its own in float64"""
         cell = _first_bad(alone)
         if cell is not None:
-            raise AttntraceError(f"step 8: output[{self.problem.labels[row]}, {cell[1] + 1}] recomputed on its own, "
-                                 "softmax(q K^T / s) V, overflows a float64: scale the inputs down")
+            raise AttntraceError(_("step 8: output[{query}, {column}] recomputed on its own, softmax(q K^T / s) V, "
+                                   "overflows a float64: scale the inputs down").format(
+                query=self.problem.labels[row], column=cell[1] + 1))
 
 
 def _first_bad(a: np.ndarray) -> tuple[int, ...] | None:

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from attntrace.errors import AttntraceError, said
-from attntrace.words import plural
+from attntrace.language import N_, _, ngettext
+from attntrace.words import counted
 
 if TYPE_CHECKING:
     from attntrace.model.masks import Mask
@@ -138,16 +139,23 @@ def _array(value: Any, key: str, ndim: int) -> np.ndarray | None:
     try:
         a = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise AttntraceError(f"{key} must hold numbers only, as a list of rows") from None
+        raise AttntraceError(_("{key} must hold numbers only, as a list of rows").format(key=key)) from None
     if ndim == 1 and a.ndim == 2 and 1 in a.shape:
         a = a.reshape(-1)
     if a.ndim != ndim or a.size == 0:
-        shape = "a matrix (a list of rows)" if ndim == 2 else "a vector (a list of numbers)"
-        raise AttntraceError(f"{key} must be {shape}, got {a.ndim} dimension{'s' * (a.ndim != 1)} of shape {a.shape}")
+        said_shape = ngettext("{key} must be a matrix (a list of rows), got {n} dimension of shape {shape}",
+                              "{key} must be a matrix (a list of rows), got {n} dimensions of shape {shape}", a.ndim) \
+            if ndim == 2 else ngettext("{key} must be a vector (a list of numbers), got {n} dimension of shape {shape}",
+                                       "{key} must be a vector (a list of numbers), got {n} dimensions of shape {shape}",
+                                       a.ndim)
+        raise AttntraceError(said_shape.format(key=key, n=a.ndim, shape=a.shape))
     if not np.isfinite(a).all():
         i = np.argwhere(~np.isfinite(a))[0]
-        cell = f"row {i[0] + 1}, column {i[1] + 1}" if ndim == 2 else f"value {i[0] + 1}"
-        raise AttntraceError(f"{key} {cell} is {a[tuple(i)]}; give a finite number")
+        if ndim == 2:
+            raise AttntraceError(_("{key} row {row}, column {column} is {value}; give a finite number").format(
+                key=key, row=i[0] + 1, column=i[1] + 1, value=a[tuple(i)]))
+        raise AttntraceError(_("{key} value {index} is {value}; give a finite number").format(
+            key=key, index=i[0] + 1, value=a[tuple(i)]))
     return a
 
 
@@ -156,10 +164,12 @@ def _check_lengths(problem: Problem) -> None:
     for key in ("tokens", "source_tokens"):
         for i, label in enumerate(getattr(problem, key) or ()):
             if len(label) > MAX_LABEL:
-                raise AttntraceError(f"{key}[{i}] (label {i + 1}) is {len(label):,} characters long; "
-                                     f"a label may have at most {MAX_LABEL} (shorten it)")
+                raise AttntraceError(_("{key}[{i}] (label {label}) is {length} characters long; a label may have at "
+                                       "most {most} (shorten it)").format(key=key, i=i, label=i + 1,
+                                                                         length=f"{len(label):,}", most=MAX_LABEL))
     if problem.name is not None and len(str(problem.name)) > MAX_NAME:
-        raise AttntraceError(f"name is {len(str(problem.name)):,} characters long; a name may have at most {MAX_NAME}")
+        raise AttntraceError(_("name is {length} characters long; a name may have at most {most}").format(
+            length=f"{len(str(problem.name)):,}", most=MAX_NAME))
 
 
 def available_memory() -> int | None:
@@ -191,25 +201,25 @@ def trace_bytes(n: int, m: int, d_model: int, d_src: int, width_k: int, width_v:
 
 
 def check_memory(n: int, m: int, d_model: int, d_src: int, width_k: int, width_v: int, heads: int, d_out: int,
-                 what: str = "tracing this problem") -> None:
-    """refuse up front what would need more memory than the machine has, saying the estimate and the limit"""
+                 what: str = N_("tracing this problem")) -> None:
+    """refuse up front what would need more memory than the machine has, saying the estimate and the limit (what is
+    said as it is given, after _())"""
     need = trace_bytes(n, m, d_model, d_src, width_k, width_v, heads, d_out)
     if need < 1 << 26:  # under 64 MiB: never worth a look at the machine
         return
     have = available_memory()
     if have is not None and need > have:
-        raise AttntraceError(
-            f"{what} needs about {_size(need)} of memory (n · m · heads = {n:,} · {m:,} · {heads:,} scores, "
-            f"scaled scores and weights, 8 bytes each), more than the {_size(have)} this machine has available; "
-            "use fewer inputs or keys"
-        )
+        raise AttntraceError(_(
+            "{what} needs about {need} of memory (n · m · heads = {n} · {m} · {heads} scores, scaled scores and "
+            "weights, 8 bytes each), more than the {have} this machine has available; use fewer inputs or keys"
+        ).format(what=_(what), need=_size(need), n=f"{n:,}", m=f"{m:,}", heads=f"{heads:,}", have=_size(have)))
 
 
 def _size(nbytes: int) -> str:
     for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
         if nbytes >= size:
             return f"{nbytes / size:,.1f} {unit}"
-    return f"{nbytes:,} bytes"
+    return _("{n} bytes").format(n=f"{nbytes:,}")
 
 
 def problem_error(origin: str, e: AttntraceError) -> AttntraceError:
@@ -266,50 +276,51 @@ def _checked(problem: Problem) -> Dims:
         ("w_v", problem.w_v, d_src, kv_name, f"V = {kv_name} · W_V" if kv_name == "source" else "V = X · W_V"),
     ):
         if w is not None and w.shape[0] != rows:
-            raise AttntraceError(
-                f"{name} has {plural(w.shape[0], 'row')} but {feeds} has {plural(rows, 'column')} ({what} needs them equal)"
-            )
+            raise AttntraceError(_("{name} has {rows} but {feeds} has {columns} ({what} needs them equal)").format(
+                name=name, rows=counted(w.shape[0], "row"), feeds=feeds, columns=counted(rows, "column"), what=what))
     heads = problem.heads
     if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1:
-        raise AttntraceError(f"heads = {said(heads)} must be a whole number of at least 1")
+        raise AttntraceError(_("heads = {value} must be a whole number of at least 1").format(value=said(heads)))
     kv_heads = heads if problem.kv_heads is None else problem.kv_heads
     if isinstance(kv_heads, bool) or not isinstance(kv_heads, int) or kv_heads < 1 or heads % kv_heads:
-        raise AttntraceError(f"kv_heads = {said(kv_heads)} must be a whole number that divides heads = {heads} "
-                             "(1: multi-query attention; heads: ordinary multi-head)")
+        raise AttntraceError(_("kv_heads = {value} must be a whole number that divides heads = {heads} "
+                               "(1: multi-query attention; heads: ordinary multi-head)").format(value=said(kv_heads),
+                                                                                              heads=heads))
     width_q = _width(problem.w_q, d_model)  # every head's columns together: d_k · heads
     width_k = _width(problem.w_k, d_src)  # d_k · kv_heads
     if width_q % heads:
-        raise AttntraceError(f"heads = {heads} does not divide d_k = {width_q}")
+        raise AttntraceError(_("heads = {heads} does not divide d_k = {d_k}").format(heads=heads, d_k=width_q))
     if width_k * heads != width_q * kv_heads:
-        q_name = "w_q" if problem.w_q is not None else "x (no w_q, so Q = X)"
-        k_name = "w_k" if problem.w_k is not None else f"{kv_name} (no w_k, so K = {kv_name})"
+        q_name = "w_q" if problem.w_q is not None else _("x (no w_q, so Q = X)")
+        k_name = "w_k" if problem.w_k is not None else _("{name} (no w_k, so K = {name})").format(name=kv_name)
         if kv_heads == heads:
-            raise AttntraceError(f"{k_name} has {width_k} columns but {q_name} has {width_q} (q · k needs the same "
-                                 "d_k)")
-        raise AttntraceError(f"{k_name} has {width_k} columns but {plural(kv_heads, 'key/value block')} of d_k = "
-                             f"{width_q // heads} need {kv_heads * (width_q // heads)}")
+            raise AttntraceError(_("{k_name} has {width_k} columns but {q_name} has {width_q} (q · k needs the same "
+                                   "d_k)").format(k_name=k_name, width_k=width_k, q_name=q_name, width_q=width_q))
+        raise AttntraceError(_("{k_name} has {width_k} columns but {blocks} of d_k = {d_k} need {need}").format(
+            k_name=k_name, width_k=width_k, blocks=counted(kv_heads, "key/value block"), d_k=width_q // heads,
+            need=kv_heads * (width_q // heads)))
     width_v = _width(problem.w_v, d_src)  # d_v · kv_heads
     for name, b, size, of in (("b_q", problem.b_q, width_q, "d_k"), ("b_k", problem.b_k, width_k, "d_k"),
                               ("b_v", problem.b_v, width_v, "d_v")):
         if b is not None and b.shape[0] != size:
-            raise AttntraceError(f"{name} has {plural(b.shape[0], 'value')} but {of} = {size}")
+            raise AttntraceError(_("{name} has {values} but {of} = {size}").format(
+                name=name, values=counted(b.shape[0], "value"), of=of, size=size))
     if width_v % kv_heads:
-        raise AttntraceError(f"{'kv_heads' if kv_heads != heads else 'heads'} = {kv_heads} does not divide "
-                             f"d_v = {width_v}")
+        raise AttntraceError(_("{name} = {value} does not divide d_v = {d_v}").format(
+            name="kv_heads" if kv_heads != heads else "heads", value=kv_heads, d_v=width_v))
     width_v = width_v // kv_heads * heads  # the heads' outputs side by side
     d_out = width_v
     if problem.w_o is not None:
         if problem.w_o.shape[0] != width_v:
-            raise AttntraceError(
-                f"w_o has {plural(problem.w_o.shape[0], 'row')} but the concatenated heads have {plural(width_v, 'column')} "
-                f"(d_v = {width_v})"
-            )
+            raise AttntraceError(_("w_o has {rows} but the concatenated heads have {columns} (d_v = {d_v})").format(
+                rows=counted(problem.w_o.shape[0], "row"), columns=counted(width_v, "column"), d_v=width_v))
         d_out = problem.w_o.shape[1]
     if problem.b_o is not None:
         if problem.w_o is None:
-            raise AttntraceError("b_o is set but w_o is not; give w_o or remove b_o")
+            raise AttntraceError(_("b_o is set but w_o is not; give w_o or remove b_o"))
         if problem.b_o.shape[0] != d_out:
-            raise AttntraceError(f"b_o has {plural(problem.b_o.shape[0], 'value')} but w_o has {plural(d_out, 'column')}")
+            raise AttntraceError(_("b_o has {values} but w_o has {columns}").format(
+                values=counted(problem.b_o.shape[0], "value"), columns=counted(d_out, "column")))
     _check_settings(problem, n, m)
     _check_variants(problem, n, m, width_q // heads)
     return Dims(n, m, d_model, d_src, width_q // heads, width_v // heads, heads, d_out, kv_heads)
@@ -319,27 +330,29 @@ def _check_variants(problem: Problem, n: int, m: int, d_k: int) -> None:
     rope = problem.rope
     if rope is not None:
         if d_k % 2:
-            raise AttntraceError(f"rope turns pairs of dimensions, so d_k must be even; it is {d_k}")
+            raise AttntraceError(_("rope turns pairs of dimensions, so d_k must be even; it is {d_k}").format(d_k=d_k))
         if rope.positions is not None and len(rope.positions) != n:
-            raise AttntraceError(f"rope positions has {plural(len(rope.positions), 'value')} but x has {plural(n, 'row')}")
+            raise AttntraceError(_("rope positions has {values} but x has {rows}").format(
+                values=counted(len(rope.positions), "value"), rows=counted(n, "row")))
         if rope.frequencies is not None and len(rope.frequencies) != d_k // 2:
-            raise AttntraceError(f"rope frequencies has {plural(len(rope.frequencies), 'value')} but a head turns "
-                                 f"{plural(d_k // 2, 'pair')} of dimensions (d_k = {d_k}); give one per pair")
+            raise AttntraceError(_("rope frequencies has {values} but a head turns {pairs} of dimensions (d_k = {d_k}); "
+                                   "give one per pair").format(values=counted(len(rope.frequencies), "value"),
+                                                               pairs=counted(d_k // 2, "pair"), d_k=d_k))
         if problem.source is not None:
             if rope.source_positions is None:
-                raise AttntraceError("rope in cross-attention needs the source's positions: give rope "
-                                     '{"source_positions": [...]}, one per source row')
+                raise AttntraceError(_("rope in cross-attention needs the source's positions: give rope "
+                                       '{"source_positions": [...]}, one per source row'))
             if len(rope.source_positions) != m:
-                raise AttntraceError(f"rope source_positions has {plural(len(rope.source_positions), 'value')} but source has "
-                                     f"{m} rows")
+                raise AttntraceError(_("rope source_positions has {values} but source has {m} rows").format(
+                    values=counted(len(rope.source_positions), "value"), m=m))
         elif rope.source_positions is not None:
-            raise AttntraceError("rope source_positions is set but source is not")
+            raise AttntraceError(_("rope source_positions is set but source is not"))
     if not isinstance(problem.alibi, (bool, np.bool_)):
-        raise AttntraceError(f"alibi = {said(problem.alibi)} must be true or false")
+        raise AttntraceError(_("alibi = {value} must be true or false").format(value=said(problem.alibi)))
     cap = problem.softcap
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not math.isfinite(cap)
                             or cap <= 0):
-        raise AttntraceError(f"softcap = {said(cap)} must be a positive number (Gemma 2 uses 50)")
+        raise AttntraceError(_("softcap = {value} must be a positive number (Gemma 2 uses 50)").format(value=said(cap)))
 
 
 def _check_settings(problem: Problem, n: int, m: int) -> None:
@@ -347,20 +360,27 @@ def _check_settings(problem: Problem, n: int, m: int) -> None:
     if not isinstance(scale, bool):
         if not isinstance(scale, (int, float)) or not math.isfinite(scale) or scale <= 0:
             shown = f'"{scale}"' if isinstance(scale, str) else repr(scale)
-            raise AttntraceError(f"scale = {shown} must be true (divide by sqrt(d_k)), false, or a positive number")
+            raise AttntraceError(_("scale = {value} must be true (divide by sqrt(d_k)), false, or a positive number")
+                                 .format(value=shown))
     if "causal" in problem.masks and problem.source is not None:
-        raise AttntraceError('mask "causal" is for self-attention only; remove it or remove source')
+        raise AttntraceError(_('mask "causal" is for self-attention only; remove it or remove source'))
     if problem.padding is not None and len(problem.padding) != m:
-        raise AttntraceError(f"padding has {plural(len(problem.padding), 'value')} "
-                                 f"but there {'is' if m == 1 else 'are'} {plural(m, 'key')}")
+        raise AttntraceError(padding_mismatch(len(problem.padding), m))
     if problem.tokens is not None and len(problem.tokens) != n:
-        raise AttntraceError(f"tokens has {plural(len(problem.tokens), 'label')} but x has {plural(n, 'row')}")
+        raise AttntraceError(_("tokens has {labels} but x has {rows}").format(
+            labels=counted(len(problem.tokens), "label"), rows=counted(n, "row")))
     if problem.source_tokens is not None:
         if problem.source is None:
-            raise AttntraceError("source_tokens is set but source is not")
+            raise AttntraceError(_("source_tokens is set but source is not"))
         if len(problem.source_tokens) != m:
-            raise AttntraceError(f"source_tokens has {plural(len(problem.source_tokens), 'label')} but source has "
-                                 f"{plural(m, 'row')}")
+            raise AttntraceError(_("source_tokens has {labels} but source has {rows}").format(
+                labels=counted(len(problem.source_tokens), "label"), rows=counted(m, "row")))
+
+
+def padding_mismatch(flags: int, m: int) -> str:
+    """padding of `flags` values for m keys, said with both counts"""
+    return ngettext("padding has {values} but there is {n} key", "padding has {values} but there are {n} keys",
+                    m).format(values=counted(flags, "value"), n=f"{m:,}")
 
 
 def example() -> Problem:
@@ -388,8 +408,8 @@ def override(problem: Problem, *, scale: bool | float | None = None, mask: tuple
         if padding is not None:
             m = len(problem.x if problem.source is None else problem.source)
             if not all(1 <= j <= m for j in padding):
-                raise AttntraceError(f"padding names key {next(j for j in padding if not 1 <= j <= m)}, but the keys "
-                                     f"are 1 to {m}", exit_code=2)
+                raise AttntraceError(_("padding names key {key}, but the keys are 1 to {m}").format(
+                    key=next(j for j in padding if not 1 <= j <= m), m=m), exit_code=2)
             flags = tuple(j + 1 in padding for j in range(m))
         from attntrace.model import masks
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from attntrace.language import _
 from attntrace.model.maths import carried_product
 from attntrace.model.problem import Dims, Problem
 
@@ -139,7 +140,7 @@ class Trace:
         if (head, row) in self._weighted:
             return self._weighted[head, row][start:stop]
         if row not in self.rows:
-            raise ValueError(f"row {row} is not traced; this trace holds rows {list(self.rows)}")
+            raise ValueError(_("row {row} is not traced; this trace holds rows {rows}").format(row=row, rows=list(self.rows)))
         h = self.heads[head]
         return weighted_values(h.weights[self.rows.index(row), start:stop], h.v[start:stop], self.decimals)
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError, said
+from attntrace.language import _
 
 PAIRS = ("half", "adjacent")
 
@@ -32,9 +33,11 @@ class Rope:
     def __post_init__(self) -> None:
         base = self.base
         if isinstance(base, bool) or not isinstance(base, (int, float)) or not math.isfinite(base) or base <= 1:
-            raise AttntraceError(f"rope base = {said(base)} must be a number above 1 (10000 in most models)")
+            raise AttntraceError(_("rope base = {value} must be a number above 1 (10000 in most models)").format(
+                value=said(base)))
         if self.pairs not in PAIRS:
-            raise AttntraceError(f'rope pairs = {said(self.pairs)} must be "half" (Llama) or "adjacent" (RoFormer, GPT-J)')
+            raise AttntraceError(_('rope pairs = {value} must be "half" (Llama) or "adjacent" (RoFormer, GPT-J)').format(
+                value=said(self.pairs)))
         for key in ("positions", "source_positions"):
             value = getattr(self, key)
             if value is not None:
@@ -42,7 +45,7 @@ class Rope:
         if self.frequencies is not None:
             turns = _positions(self.frequencies, "frequencies")
             if not turns or min(turns) <= 0:
-                raise AttntraceError("rope frequencies must be positive numbers, one per pair of dimensions (d_k/2)")
+                raise AttntraceError(_("rope frequencies must be positive numbers, one per pair of dimensions (d_k/2)"))
             object.__setattr__(self, "frequencies", turns)
             for key in ("positions", "source_positions"):
                 positions = getattr(self, key)
@@ -79,25 +82,27 @@ def coerce_rope(value: Any) -> Rope | None:
     if isinstance(value, dict):
         unknown = set(value) - {"base", "pairs", "positions", "source_positions", "frequencies"}
         if unknown:
-            raise AttntraceError(f'rope has an unknown key "{sorted(unknown)[0]}"; its keys are base, pairs, positions, '
-                                 "source_positions and frequencies")
+            raise AttntraceError(_('rope has an unknown key "{key}"; its keys are base, pairs, positions, '
+                                   "source_positions and frequencies").format(key=sorted(unknown)[0]))
         return Rope(**value)
-    raise AttntraceError(f"rope = {said(value)} must be true, false, or settings such as "
-                         '{"base": 10000, "pairs": "half", "positions": [0, 1, 2]}')
+    raise AttntraceError(_("rope = {value} must be true, false, or settings such as {example}").format(
+        value=said(value), example='{"base": 10000, "pairs": "half", "positions": [0, 1, 2]}'))
 
 
 def _positions(value: Any, key: str) -> tuple[float, ...]:
     """rope's positions, source_positions or frequencies: a list of finite numbers (never true or false, which numpy
     would take for 1 and 0)"""
-    each = "one per pair of dimensions" if key == "frequencies" else "one per input"
+    each = _("one per pair of dimensions") if key == "frequencies" else _("one per input")
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if not isinstance(value, (list, tuple)):
-        raise AttntraceError(f"rope {key} = {said(value)} must be a list of numbers, {each}")
+        raise AttntraceError(_("rope {key} = {value} must be a list of numbers, {each}").format(
+            key=key, value=said(value), each=each))
     for j, item in enumerate(value):
         if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, float, np.integer, np.floating)) \
                 or not math.isfinite(item):
-            raise AttntraceError(f"rope {key} value {j + 1} is {said(item)}; it must be a finite number, {each}")
+            raise AttntraceError(_("rope {key} value {index} is {value}; it must be a finite number, {each}").format(
+                key=key, index=j + 1, value=said(item), each=each))
     return tuple(float(p) for p in value)
 
 
@@ -127,12 +132,16 @@ def angles(positions: np.ndarray, turns: np.ndarray, key: str = "") -> np.ndarra
         turned = positions[:, None] * turns[None, :]
     if not np.isfinite(turned).all():
         i, j = (int(c) for c in np.argwhere(~np.isfinite(turned))[0])
-        where = f"rope {key} value {i + 1} ({positions[i]:g})" if key else f"input {i + 1}'s position ({positions[i]:g})"
+        where = _("rope {key} value {index} ({position})") if key else _("input {index}'s position ({position})")
+        where = where.format(key=key, index=i + 1, position=f"{positions[i]:g}")
         size = math.log10(abs(positions[i])) + math.log10(abs(turns[j]))
-        raise AttntraceError(f"rope frequencies value {j + 1} ({turns[j]:g}) × {where} is an angle of about "
-                             f"{10 ** (size % 1):.1f}e{math.floor(size)}, past the largest float64 (1.8e308); give "
-                             "smaller rope frequencies"
-                             f"{' or ' + key if key else ''} (a pair turns by position × frequency radians)")
+        said_angle = _("rope frequencies value {index} ({turn}) × {where} is an angle of about {size}, past the largest "
+                       "float64 (1.8e308); give smaller rope frequencies or {key} (a pair turns by position × frequency "
+                       "radians)") if key else _(
+            "rope frequencies value {index} ({turn}) × {where} is an angle of about {size}, past the largest float64 "
+            "(1.8e308); give smaller rope frequencies (a pair turns by position × frequency radians)")
+        raise AttntraceError(said_angle.format(index=j + 1, turn=f"{turns[j]:g}", where=where, key=key,
+                                               size=f"{10 ** (size % 1):.1f}e{math.floor(size)}"))
     return turned
 
 
