@@ -38,12 +38,12 @@ def fill(text: str, width: int, first: str = "", rest: str = "") -> str:
         while piece:
             if cell_len(line + gap + piece) <= width:
                 line, piece = line + gap + piece, ""
-            elif line != indent and cell_len(rest + piece) <= width:  # on a new line
+            elif line != indent:  # on a new line
                 lines.append(line)
                 line = indent = rest
-            else:  # longer than a whole line: as much as fits here
-                head, piece = _cut(piece, max(width - cell_len(line + gap), 1))
-                lines.append(line + gap + head)
+            else:  # longer than a whole line: as much as fits on it
+                head, piece = _cut(piece, max(width - cell_len(line), 1))
+                lines.append(line + head)
                 line = indent = rest
             gap = ""
         space = False
