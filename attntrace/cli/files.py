@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from attntrace.errors import AttntraceError
 from attntrace.files.paths import resolved
+from attntrace.language import _
 
 if TYPE_CHECKING:
     from attntrace.cli.forked import Segments
@@ -49,7 +50,7 @@ def write_files(texts: Mapping[Path, str | Iterable[str] | Segments]) -> None:
                 os.replace(temp, target)
                 del temps[target]
         except OSError as e:
-            raise AttntraceError(f"{path}: cannot write it: {e.strerror or e}") from None
+            raise AttntraceError(_("{file}: cannot write it: {reason}").format(file=path, reason=e.strerror or e)) from None
         finally:
             for temp in temps.values():
                 _remove(temp)
@@ -75,19 +76,20 @@ def _encoded(path: Path, text: str) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError as e:
         bad = text[e.start:e.end].encode("unicode_escape").decode("ascii")
-        raise AttntraceError(f"{path}: the text to write holds {bad}, which is not a character UTF-8 can write "
-                             "(a lone surrogate); fix the label it comes from") from None
+        raise AttntraceError(_("{file}: the text to write holds {text}, which is not a character UTF-8 can write (a "
+                               "lone surrogate); fix the label it comes from").format(file=path, text=bad)) from None
 
 
 def _writable(path: Path) -> None:
     """one line for what would fail when writing: an empty name, a missing folder, a directory in the way"""
     if str(path) in ("", "."):
-        raise AttntraceError("an output file needs a name", exit_code=2)
+        raise AttntraceError(_("an output file needs a name"), exit_code=2)
     if path.is_dir():
-        raise AttntraceError(f"{path}: is a directory; give a file name", exit_code=2)
+        raise AttntraceError(_("{file}: is a directory; give a file name").format(file=path), exit_code=2)
     folder = path.parent
     if not folder.is_dir():
-        raise AttntraceError(f"{path}: cannot write it: the folder {folder} does not exist")
+        raise AttntraceError(_("{file}: cannot write it: the folder {folder} does not exist").format(
+            file=path, folder=folder))
 
 
 def _temporary(path: Path, data: Iterable[bytes] | Segments) -> Path:
@@ -169,7 +171,7 @@ def distinct(outputs: dict[str, Path | None] | Iterable[tuple[str, Path | None]]
             continue
         p = Path(item)
         for file in (sorted(p.iterdir()) if p.is_dir() else [p]):
-            seen[_key(file)] = f"the input {file}"
+            seen[_key(file)] = _("the input {file}").format(file=file)
     folders = {str(resolved(item)): str(item) for item in inputs if item is not None and str(item) != "-"
                and any((Path(item) / name).exists() for name in ("x.csv", "x.npy"))}  # a problem's own folder
     for option, out in (outputs.items() if isinstance(outputs, dict) else outputs):
@@ -177,12 +179,13 @@ def distinct(outputs: dict[str, Path | None] | Iterable[tuple[str, Path | None]]
             continue
         inside = folders.get(str(resolved(out).parent))
         if inside is not None:
-            raise AttntraceError(f"{option} {out} is inside the input directory {inside}; write it elsewhere",
-                                 exit_code=2)
+            raise AttntraceError(_("{option} {file} is inside the input directory {folder}; write it elsewhere").format(
+                option=option, file=out, folder=inside), exit_code=2)
         key = _key(out)
         if key in seen:
-            raise AttntraceError(f"{option} {out} is {seen[key]}; give {option} another file", exit_code=2)
-        seen[key] = f"the file of {option} too"
+            raise AttntraceError(_("{option} {file} is {what}; give {option} another file").format(
+                option=option, file=out, what=seen[key]), exit_code=2)
+        seen[key] = _("the file of {option} too").format(option=option)
 
 
 def _key(path: Path) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, Union
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 
 
 class Later(Protocol):
@@ -203,5 +204,8 @@ def _ended(status: int) -> None:
     if code > FAILED_WRITE:
         number = code - FAILED_WRITE
         raise OSError(number, os.strerror(number))  # BrokenPipeError for EPIPE
-    how = f"was ended by signal {-code}" if code < 0 else f"ended with status {code}"
-    raise AttntraceError(f"the process writing half of the output {how}; the output is not whole")
+    if code < 0:
+        raise AttntraceError(_("the process writing half of the output was ended by signal {signal}; the output is not "
+                               "whole").format(signal=-code))
+    raise AttntraceError(_("the process writing half of the output ended with status {status}; the output is not "
+                           "whole").format(status=code))

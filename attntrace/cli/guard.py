@@ -10,6 +10,7 @@ import sys
 
 from attntrace.cli.terminal import Environment, ExitStatus
 from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.language import _
 
 OPTIONS = {"query": "--input", "layer": "--layer", "head": "--head"}  # the option that sets each library number
 
@@ -29,17 +30,19 @@ def failure(env: Environment, error: BaseException) -> int:
         env.quiet_stdout()
         return ExitStatus.SUCCESS
     if isinstance(error, MemoryError):
-        return fail(env, "out of memory; give a smaller problem, or one input at a time with step --input N",
+        return fail(env, _("out of memory; give a smaller problem, or one input at a time with step --input N"),
                     ExitStatus.ERROR)
     if isinstance(error, UnicodeEncodeError):
-        return fail(env, f"this output's encoding ({error.encoding}) cannot show "
-                         f"{error.object[error.start:error.end]!r}; set PYTHONIOENCODING=utf-8, or write to a file "
-                         "with -o (always UTF-8)", ExitStatus.ERROR)
+        return fail(env, _("this output's encoding ({encoding}) cannot show {text}; set PYTHONIOENCODING=utf-8, or "
+                           "write to a file with -o (always UTF-8)").format(
+                               encoding=error.encoding, text=repr(error.object[error.start:error.end])), ExitStatus.ERROR)
     if isinstance(error, OSError):
-        where = (f"{error.filename}: " if error.filename else
-                 "cannot write to stdout: " if error.errno in (errno.ENOSPC, errno.EIO) else "")
+        why = error.strerror or str(error)
+        said = (_("{file}: {reason}").format(file=error.filename, reason=why) if error.filename else
+                _("cannot write to stdout: {reason}").format(reason=why) if error.errno in (errno.ENOSPC, errno.EIO)
+                else why)
         env.quiet_stdout()
-        return fail(env, f"{where}{error.strerror or error}", ExitStatus.ERROR)
+        return fail(env, said, ExitStatus.ERROR)
     raise error
 
 
@@ -55,7 +58,7 @@ class _ClosedStdin:
 
     class _Buffer:
         def read(self, size: int = -1) -> bytes:
-            raise AttntraceError("stdin is closed; give a file instead of -")
+            raise AttntraceError(_("stdin is closed; give a file instead of -"))
 
     buffer = _Buffer()
 
@@ -63,7 +66,7 @@ class _ClosedStdin:
         return False
 
     def read(self, size: int = -1) -> str:
-        raise AttntraceError("stdin is closed; give a file instead of -")
+        raise AttntraceError(_("stdin is closed; give a file instead of -"))
 
 
 def attach_streams() -> None:

@@ -12,6 +12,7 @@ from enum import IntEnum
 from typing import IO, TYPE_CHECKING
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 
 if TYPE_CHECKING:
     from attntrace.cli.forked import Segments
@@ -74,8 +75,8 @@ class Environment:
     def write(self, text: str) -> None:
         """write data to stdout; a reader that has gone away (| head) raises BrokenPipeError, which main() ends quietly"""
         if self.stdout is None:
-            raise AttntraceError("stdout is closed; redirect it to a file (> FILE), or give -o FILE where the command "
-                                 "takes it")
+            raise AttntraceError(_("stdout is closed; redirect it to a file (> FILE), or give -o FILE where the "
+                                   "command takes it"))
         with self._writing():
             self.stdout.write(text)
             self.stdout.flush()
@@ -101,7 +102,7 @@ class Environment:
             raise
         except OSError as e:
             self.quiet_stdout()
-            raise AttntraceError(f"cannot write to stdout: {e.strerror or e}") from None
+            raise AttntraceError(_("cannot write to stdout: {reason}").format(reason=e.strerror or e)) from None
 
     def _fd(self) -> int | None:
         """stdout's file descriptor, or None when it has none (closed, or text gathered in memory)"""
@@ -129,7 +130,7 @@ class Environment:
 
     def pause(self) -> bool:
         """wait for a key on the terminal; False when the user asks to quit"""
-        self.stderr.write("── Enter: next step · q: quit ──")
+        self.stderr.write(_("── Enter: next step · q: quit ──"))
         self.stderr.flush()
         key = (self.read_key or _read_key)()
         self.stderr.write("\r\033[K")

@@ -9,6 +9,7 @@ from typing import Any, Optional
 from attntrace.cli.output import OutputOptions, show
 from attntrace.cli.terminal import Environment
 from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.language import _
 from attntrace.render.document import Document
 
 Matrices = dict[str, Optional[str]]  # --x, --w-q, --w-k, --w-v: a matrix file each, or None
@@ -23,7 +24,7 @@ def problem(file: str | None, env: Environment, matrices: Matrices | None = None
     matrices = matrices or {}
     read_problem, notes = read(file, matrices)
     for note in notes:
-        env.message(f"note: {note}")
+        env.message(_("note: {note}").format(note=note))
     try:
         return override(read_problem, **(settings or {}))
     except AttntraceError as e:  # the problem read fine: the options given do not fit it, a usage error
@@ -52,7 +53,7 @@ def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputO
     """a trace's steps, or its JSON form, after its warnings on stderr; the steps are made only when shown (the JSON
     form needs them only for an export)"""
     for warning in t.warnings:
-        env.message(f"warning: {warning}")
+        env.message(_("warning: {warning}").format(warning=warning))
     if opts.resolved_format(env) != "json":
         show(env, Document(steps(), title=t.problem.name), opts)
         return

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from attntrace.errors import AttntraceError
 from attntrace.files.paths import kind
+from attntrace.language import N_, _
 from attntrace.models.bert.forward import Bert
 from attntrace.models.gpt2 import GPT2
 from attntrace.models.jsonfile import read_json, shown
@@ -21,15 +22,19 @@ def load(directory: Path, name: str, model_type: str | None = None) -> Model:
     """the model in directory, titled name; model_type stands in for a config.json that names none (old BERTs)"""
     found = kind(directory)
     if found != "directory":
-        raise AttntraceError(f"{directory}: {'no such folder' if found == 'missing' else 'not a folder'}; a model's "
-                             "directory holds config.json, its weights (model.safetensors, or shards and their index) "
-                             "and tokenizer.json")
+        said = (_("{folder}: no such folder; a model's directory holds config.json, its weights (model.safetensors, "
+                  "or shards and their index) and tokenizer.json") if found == "missing" else
+                _("{folder}: not a folder; a model's directory holds config.json, its weights (model.safetensors, or "
+                  "shards and their index) and tokenizer.json"))
+        raise AttntraceError(said.format(folder=directory))
     if kind(directory / "config.json") == "missing":
-        raise AttntraceError(f"{directory}: no config.json; a model's directory holds config.json, its weights "
-                             "(model.safetensors, or shards and their index) and tokenizer.json")
-    config = read_json(directory / "config.json", "a model's config.json (a JSON object)")
+        raise AttntraceError(_("{folder}: no config.json; a model's directory holds config.json, its weights "
+                               "(model.safetensors, or shards and their index) and tokenizer.json").format(folder=directory))
+    config = read_json(directory / "config.json", N_("a model's config.json (a JSON object)"))
     family = config.get("model_type", model_type)
     if not isinstance(family, str) or family not in FAMILIES:
-        said = "no model_type" if family is None else f"model_type {shown(family)}"
-        raise AttntraceError(f"{directory / 'config.json'}: {said}; attntrace traces {', '.join(FAMILIES)} models")
+        said = (_("{file}: no model_type; attntrace traces {families} models") if family is None else
+                _("{file}: model_type {value}; attntrace traces {families} models"))
+        raise AttntraceError(said.format(file=directory / "config.json", value=shown(family),
+                                         families=", ".join(FAMILIES)))
     return FAMILIES[family](config, open_weights(directory), directory, name)

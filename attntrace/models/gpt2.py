@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 from attntrace.model.masks import Causal
 from attntrace.model.problem import Problem
 from attntrace.models.attend import attend
@@ -23,8 +24,8 @@ class GPT2(Model):
 
     def check_sizes(self) -> None:
         if self.hidden % self.heads:
-            raise AttntraceError(f"{self.directory / 'config.json'}: n_head = {self.heads} does not divide n_embd = "
-                                 f"{self.hidden}")
+            raise AttntraceError(_("{file}: n_head = {heads} does not divide n_embd = {hidden}").format(
+                file=self.directory / "config.json", heads=self.heads, hidden=self.hidden))
 
     def check(self) -> None:
         self.act = activation(self.setting("activation_function", default="gelu_new"), str(self.directory / "config.json"))

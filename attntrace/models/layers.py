@@ -8,6 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 
@@ -52,5 +53,5 @@ def activation(name: object, where: str) -> Callable[[np.ndarray], np.ndarray]:
     """the activation config.json names (Hugging Face's names)"""
     if isinstance(name, str) and name in ACTIVATIONS:
         return ACTIVATIONS[name]
-    raise AttntraceError(f"{where}: the activation {name!r} is not one attntrace computes; it knows "
-                         f"{', '.join(ACTIVATIONS)}")
+    raise AttntraceError(_("{file}: the activation {name} is not one attntrace computes; it knows {names}").format(
+        file=where, name=repr(name), names=", ".join(ACTIVATIONS)))

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 from attntrace.model.masks import Causal, Mask, Window
 from attntrace.model.problem import Problem
 from attntrace.model.variants import Rope, llama3_frequencies
@@ -35,19 +36,22 @@ class Llama(Model):
     def check_sizes(self) -> None:
         where = self.directory / "config.json"
         if self.setting("head_dim") is None and self.hidden % self.heads:
-            raise AttntraceError(f"{where}: num_attention_heads = {shown(self.heads)} does not divide hidden_size = "
-                                 f"{self.hidden}, and no head_dim says how wide a head is")
+            raise AttntraceError(_("{file}: num_attention_heads = {heads} does not divide hidden_size = {hidden}, and no "
+                                   "head_dim says how wide a head is").format(
+                                       file=where, heads=shown(self.heads), hidden=self.hidden))
         if self.heads % self.kv_heads:
-            raise AttntraceError(f"{where}: num_key_value_heads = {self.kv_heads} does not divide num_attention_heads = "
-                                 f"{self.heads}")
+            raise AttntraceError(_("{file}: num_key_value_heads = {kv_heads} does not divide num_attention_heads = "
+                                   "{heads}").format(file=where, kv_heads=self.kv_heads, heads=self.heads))
         if self.head_dim % 2:
-            raise AttntraceError(f"{where}: a head of {self.head_dim} dimensions cannot turn in pairs (rotary positions)")
+            raise AttntraceError(_("{file}: a head of {n} dimensions cannot turn in pairs (rotary positions)").format(
+                file=where, n=self.head_dim))
 
     def check(self) -> None:
         where = self.directory / "config.json"
         query = self.prefix + "layers.0.self_attn.q_proj.weight"
         if query not in self.tensors:  # its shape, checked, bounds head_dim before the rotary frequencies are computed
-            raise AttntraceError(f"{self.directory}: the weights have no {query}, which a {self.family} model has")
+            raise AttntraceError(_("{folder}: the weights have no {name}, which a {family} model has").format(
+                folder=self.directory, name=query, family=self.family))
         self.act = activation(self.setting("hidden_act", default="silu"), str(where))
         self.eps = self.positive("rms_norm_eps", default=1e-6)
         self.base, self.factor, self.frequencies = self._rope()
@@ -73,14 +77,15 @@ class Llama(Model):
         where = self.directory / "config.json"
         rope: Any = self.setting("rope_parameters", "rope_scaling", default={})
         if not isinstance(rope, dict):
-            raise AttntraceError(f"{where}: rope_parameters must be a JSON object")
+            raise AttntraceError(_("{file}: rope_parameters must be a JSON object").format(file=where))
         kind = rope.get("rope_type", rope.get("type", "default"))
         if kind not in ROPE_TYPES:
-            raise AttntraceError(f"{where}: rope_type {shown(kind)} changes the rotary frequencies, which attntrace does "
-                                 f"not compute; it reads {', '.join(ROPE_TYPES[:-1])} and {ROPE_TYPES[-1]}")
+            raise AttntraceError(_("{file}: rope_type {kind} changes the rotary frequencies, which attntrace does not "
+                                   "compute; it reads {kinds} and {last}").format(
+                                       file=where, kind=shown(kind), kinds=", ".join(ROPE_TYPES[:-1]), last=ROPE_TYPES[-1]))
         if rope.get("partial_rotary_factor", 1.0) != 1.0:
-            raise AttntraceError(f"{where}: partial_rotary_factor {shown(rope['partial_rotary_factor'])}; attntrace turns "
-                                 "every dimension of a head")
+            raise AttntraceError(_("{file}: partial_rotary_factor {value}; attntrace turns every dimension of a "
+                                   "head").format(file=where, value=shown(rope["partial_rotary_factor"])))
         given = rope.get("rope_theta", self.setting("rope_theta", default=10000.0))
         factor = rope.get("factor", 1.0) if kind == "linear" else 1.0
         scaling: dict[str, Any] = {key: rope.get(key) for key in LLAMA3} if kind == "llama3" else {}
@@ -92,25 +97,28 @@ class Llama(Model):
             if error is not None:
                 raise error
             if number is None or not number > 0:
-                raise AttntraceError(f"{where}: {key} = {shown(value)} must be a positive number")
+                raise AttntraceError(_("{file}: {key} = {value} must be a positive number").format(
+                    file=where, key=key, value=shown(value)))
             numbers[key] = number
         if numbers["factor"] < 1:
-            raise AttntraceError(f"{where}: factor = {said['factor']} must be at least 1: {kind} scaling stretches the "
-                                 "positions a model was trained on, as transformers also requires")
+            raise AttntraceError(_("{file}: factor = {value} must be at least 1: {kind} scaling stretches the positions a "
+                                   "model was trained on, as transformers also requires").format(
+                                       file=where, value=said["factor"], kind=kind))
         base = numbers["rope_theta"]
         if not base > 1:
-            raise AttntraceError(f"{where}: rope_theta = {shown(given)} must be above 1 (10000 in most models): each "
-                                 "pair turns by a power of it")
+            raise AttntraceError(_("{file}: rope_theta = {value} must be above 1 (10000 in most models): each pair turns "
+                                   "by a power of it").format(file=where, value=shown(given)))
         if not scaling:
             return base, numbers["factor"], None
         if not numbers["low_freq_factor"] < numbers["high_freq_factor"]:
-            raise AttntraceError(f"{where}: low_freq_factor {shown(scaling['low_freq_factor'])} must be below "
-                                 f"high_freq_factor {shown(scaling['high_freq_factor'])}")
+            raise AttntraceError(_("{file}: low_freq_factor {low} must be below high_freq_factor {high}").format(
+                file=where, low=shown(scaling["low_freq_factor"]), high=shown(scaling["high_freq_factor"])))
         with np.errstate(all="ignore"):  # a factor of 1e-300 makes frequencies that overflow: said below instead
             turns = llama3_frequencies(self.head_dim, base, *(numbers[key] for key in LLAMA3))
             finite = bool(np.isfinite(turns).all() and np.isfinite(turns * self.positions).all())
         if not finite:
-            raise AttntraceError(f"{where}: the llama3 rope_parameters make rotary frequencies too large to compute")
+            raise AttntraceError(_("{file}: the llama3 rope_parameters make rotary frequencies too large to compute").format(
+                file=where))
         return base, 1.0, tuple(turns.tolist())
 
     @property
@@ -229,15 +237,17 @@ class Gemma2(Llama):
         where = self.directory / "config.json"
         self.act = activation(self.setting("hidden_activation", "hidden_act", default="gelu_pytorch_tanh"), str(where))
         if self.setting("use_bidirectional_attention", default=False):
-            raise AttntraceError(f"{where}: use_bidirectional_attention is set; attntrace traces Gemma 2 as the causal "
-                                 "decoder it is")
+            raise AttntraceError(_("{file}: use_bidirectional_attention is set; attntrace traces Gemma 2 as the causal "
+                                   "decoder it is").format(file=where))
         self.scalar = self.real("query_pre_attn_scalar", default=256.0)
         cap = self.setting("attn_logit_softcapping")
         self.cap = None if cap is None else real(cap)
         if cap is not None and (self.cap is None or not self.cap > 0):
-            raise AttntraceError(f"{where}: attn_logit_softcapping = {shown(cap)} must be a positive number")
+            raise AttntraceError(_("{file}: {key} = {value} must be a positive number").format(
+                file=where, key="attn_logit_softcapping", value=shown(cap)))
         if not self.scalar > 0:
-            raise AttntraceError(f"{where}: query_pre_attn_scalar = {self.scalar:g} must be a positive number")
+            raise AttntraceError(_("{file}: {key} = {value} must be a positive number").format(
+                file=where, key="query_pre_attn_scalar", value=f"{self.scalar:g}"))
 
     @property
     def scale(self) -> bool | float:
@@ -271,6 +281,6 @@ class Gemma2(Llama):
 
 def _window(model: Model, size: Any) -> int:
     if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise AttntraceError(f"{model.directory / 'config.json'}: sliding_window = {size!r} must be a whole number of at "
-                             "least 1")
+        raise AttntraceError(_("{file}: {key} = {value} must be a whole number of at least 1").format(
+            file=model.directory / "config.json", key="sliding_window", value=repr(size)))
     return size

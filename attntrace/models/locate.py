@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from attntrace.errors import AttntraceError
 from attntrace.files.paths import is_dir, kind, regular_file, resolved
+from attntrace.language import N_, _
 from attntrace.models.tensors import INDEX, SINGLE
 from attntrace.render.escape import visible
 
@@ -40,8 +41,9 @@ def cached(model_id: str, cache: Path | None = None) -> Path | None:
     if kind(ref) != "missing":
         commit = _commit(ref)
         if kind(snapshots / commit) != "directory":
-            raise AttntraceError(f"{ref}: names the snapshot {visible(commit)}, which {snapshots} does not hold; fetch "
-                                 f"the model again with hf download {model_id}")
+            raise AttntraceError(_("{file}: names the snapshot {commit}, which {folder} does not hold; fetch the model "
+                                   "again with hf download {model}").format(
+                                       file=ref, commit=visible(commit), folder=snapshots, model=model_id))
         return snapshots / commit
     found = sorted(p for p in snapshots.iterdir() if is_dir(p)) if is_dir(snapshots) else []
     return found[0] if len(found) == 1 else None
@@ -49,15 +51,15 @@ def cached(model_id: str, cache: Path | None = None) -> Path | None:
 
 def _commit(ref: Path) -> str:
     """the commit a refs/main file names (40 hex digits as huggingface_hub writes it; any plain name is looked for)"""
-    regular_file(ref, "a refs/main file (the commit of the model's main revision)")
+    regular_file(ref, N_("a refs/main file (the commit of the model's main revision)"))
     try:
         with open(ref, "rb") as f:
             text = f.read(256).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         text = ""
     if not re.fullmatch(r"[\w.-]{1,200}", text) or text.strip(".") == "":
-        raise AttntraceError(f"{ref}: not a commit name (huggingface_hub writes one line of 40 hex digits); fetch the "
-                             "model again with hf download")
+        raise AttntraceError(_("{file}: not a commit name (huggingface_hub writes one line of 40 hex digits); fetch "
+                               "the model again with hf download").format(file=ref))
     return text
 
 
@@ -129,11 +131,11 @@ def locate(model: str) -> tuple[Path, str]:
     if found == "directory":
         return path, title(path, model)
     if found != "missing":
-        raise AttntraceError(f"{model} is a file; MODEL is a model's directory (config.json, weights, tokenizer.json) "
-                             "or the id of a model in the Hugging Face cache")
+        raise AttntraceError(_("{model} is a file; MODEL is a model's directory (config.json, weights, tokenizer.json) "
+                               "or the id of a model in the Hugging Face cache").format(model=model))
     if path.is_symlink():
-        raise AttntraceError(f"{model}: a symbolic link to nothing; MODEL is a model's directory or the id of a model "
-                             "in the Hugging Face cache")
+        raise AttntraceError(_("{model}: a symbolic link to nothing; MODEL is a model's directory or the id of a model "
+                               "in the Hugging Face cache").format(model=model))
     snapshot = cached(model)
     if snapshot is not None:
         return snapshot, model
@@ -141,6 +143,8 @@ def locate(model: str) -> tuple[Path, str]:
     if shipped is not None:
         return shipped
     shown = visible(model[:200])
-    fetch = f"; attntrace never downloads: fetch it first with hf download {shown}" if _MODEL_ID.fullmatch(model) else ""
-    raise AttntraceError(f"{shown}: no such directory, and no such model in the Hugging Face cache ({hub_cache()}) or "
-                         f"in an installed package{fetch}")
+    said = (_("{model}: no such directory, and no such model in the Hugging Face cache ({cache}) or in an installed "
+              "package; attntrace never downloads: fetch it first with hf download {model}") if _MODEL_ID.fullmatch(model)
+            else _("{model}: no such directory, and no such model in the Hugging Face cache ({cache}) or in an installed "
+                   "package"))
+    raise AttntraceError(said.format(model=shown, cache=hub_cache()))

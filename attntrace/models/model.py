@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 from attntrace.model.problem import Problem
 from attntrace.models.jsonfile import huge, read_json, real, shown
 from attntrace.models.tensors import Tensors
@@ -33,8 +34,8 @@ class Model(ABC):
         self.config, self.tensors, self.directory, self.name = config, tensors, directory, name
         found = next((p for p in self.prefixes if p + self.marker in tensors), None)
         if found is None:
-            raise AttntraceError(f"{directory}: the weights have no {self.marker}; config.json says this is a "
-                                 f"{self.family} model, and a {self.family} model has one")
+            raise AttntraceError(_("{folder}: the weights have no {name}; config.json says this is a {family} model, and "
+                                   "a {family} model has one").format(folder=directory, name=self.marker, family=self.family))
         self.prefix = found
         self.check_sizes()
         self.check_shapes()
@@ -64,11 +65,12 @@ class Model(ABC):
             stored = self.tensors.shape(name)
             if dims is not None and (len(stored) != len(dims) or any(
                     size is not None and size != got for (_, size), got in zip(dims, stored))):
-                wanted = " x ".join("any" if size is None else f"{size:,}" for _, size in dims)
-                raise AttntraceError(
-                    f"{self.tensors.file(name)}: the tensor {visible(name)} is {' x '.join(f'{n:,}' for n in stored)}, "
-                    f"but {self.directory / 'config.json'} makes it {wanted} ({' x '.join(key for key, _ in dims)}); "
-                    "the weights and config.json are of different models")
+                wanted = " x ".join(_("any") if size is None else f"{size:,}" for _s, size in dims)
+                raise AttntraceError(_(
+                    "{file}: the tensor {name} is {shape}, but {config} makes it {wanted} ({keys}); the weights and "
+                    "config.json are of different models").format(
+                        file=self.tensors.file(name), name=visible(name), shape=" x ".join(f"{n:,}" for n in stored),
+                        config=self.directory / "config.json", wanted=wanted, keys=" x ".join(key for key, _s in dims)))
 
     def check_encoding(self, e: Encoding) -> None:
         """every id the tokenizer gives has a row in the embedding: a tokenizer of another model is one line"""
@@ -78,9 +80,12 @@ class Model(ABC):
         rows = self.tensors.shape(self.prefix + key)[0]
         for token, i in zip(e.tokens, ids):
             if not 0 <= i < rows:
-                raise AttntraceError(f"{e.source}: gives the token {visible(token[:40])} the {what} {i:,}, past the "
-                                     f"{rows:,} rows of {self.prefix + key} in {self.tensors.file(self.prefix + key)}; "
-                                     "the tokenizer is not this model's")
+                said = (_("{file}: gives the token {token} the id {i}, past the {rows} rows of {name} in {weights}; the "
+                          "tokenizer is not this model's") if what == "id" else
+                        _("{file}: gives the token {token} the token type id {i}, past the {rows} rows of {name} in {weights}; "
+                          "the tokenizer is not this model's"))
+                raise AttntraceError(said.format(file=e.source, token=visible(token[:40]), i=f"{i:,}", rows=f"{rows:,}",
+                                                 name=self.prefix + key, weights=self.tensors.file(self.prefix + key)))
 
     # the sizes every family has, under Hugging Face's usual names (GPT-2 has its own)
     @property
@@ -126,10 +131,11 @@ class Model(ABC):
         """a whole number of at least 1 from config.json"""
         value = self.setting(*keys, default=default)
         if value is None:
-            raise AttntraceError(f"{self.directory / 'config.json'}: no {keys[0]}, which a {self.family} model sets")
+            raise AttntraceError(_("{file}: no {key}, which a {family} model sets").format(
+                file=self.directory / "config.json", key=keys[0], family=self.family))
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise AttntraceError(f"{self.directory / 'config.json'}: {keys[0]} = {shown(value)} must be a whole number "
-                                 "of at least 1")
+            raise AttntraceError(_("{file}: {key} = {value} must be a whole number of at least 1").format(
+                file=self.directory / "config.json", key=keys[0], value=shown(value)))
         return value
 
     def real(self, *keys: str, default: float) -> float:
@@ -140,7 +146,8 @@ class Model(ABC):
         if error is not None:
             raise error
         if number is None:
-            raise AttntraceError(f"{self.directory / 'config.json'}: {keys[0]} = {shown(value)} must be a finite number")
+            raise AttntraceError(_("{file}: {key} = {value} must be a finite number").format(
+                file=self.directory / "config.json", key=keys[0], value=shown(value)))
         return number
 
     def size(self, key: str) -> int | None:
@@ -151,7 +158,8 @@ class Model(ABC):
         """a finite number above 0 from config.json (a norm's epsilon: below 0 it takes a square root of less than 0)"""
         value = self.real(*keys, default=default)
         if not value > 0:
-            raise AttntraceError(f"{self.directory / 'config.json'}: {keys[0]} = {shown(value)} must be a number above 0")
+            raise AttntraceError(_("{file}: {key} = {value} must be a number above 0").format(
+                file=self.directory / "config.json", key=keys[0], value=shown(value)))
         return value
 
     # the weights
@@ -162,7 +170,8 @@ class Model(ABC):
         """the tensor key (without its prefix), or the part index selects of it, as float64"""
         name = self.prefix + key
         if name not in self.tensors:
-            raise AttntraceError(f"{self.directory}: the weights have no {name}, which a {self.family} model has")
+            raise AttntraceError(_("{folder}: the weights have no {name}, which a {family} model has").format(
+                folder=self.directory, name=name, family=self.family))
         return self.tensors.get(name, index)
 
     def optional(self, key: str, index: Any = ()) -> np.ndarray | None:
@@ -175,7 +184,8 @@ class Model(ABC):
         or Conv1D's, "in x out" """
         name = self.prefix + key + ".weight"
         if name not in self.tensors:
-            raise AttntraceError(f"{self.directory}: the weights have no {name}, which a {self.family} model has")
+            raise AttntraceError(_("{folder}: the weights have no {name}, which a {family} model has").format(
+                folder=self.directory, name=name, family=self.family))
         rows, cols = self.tensors.shape(name)
         step = max(1, BLOCK // cols)
         if stored == "out x in":

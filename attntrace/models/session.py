@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.language import _
 from attntrace.model.problem import Problem
 from attntrace.models.families import load
 from attntrace.models.model import Model
@@ -63,6 +64,6 @@ def hidden_entering(model: Model, encoding: Encoding, layer: int) -> np.ndarray:
                 break
             h = model.block(h, earlier, encoding)
     if not np.isfinite(h).all():
-        raise AttntraceError(f"{model.directory}: the weights make the hidden state entering layer {layer} overflow "
-                             "(numbers past 1.8e308); they are not a trained model's")
+        raise AttntraceError(_("{folder}: the weights make the hidden state entering layer {layer} overflow (numbers "
+                               "past 1.8e308); they are not a trained model's").format(folder=model.directory, layer=layer))
     return h

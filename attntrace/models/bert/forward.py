@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 from attntrace.model.masks import Padding
 from attntrace.model.problem import Problem
 from attntrace.models.attend import attend
@@ -24,15 +25,15 @@ class Bert(Model):
     def check(self) -> None:
         kind = self.setting("position_embedding_type", default="absolute")
         if kind != "absolute":
-            raise AttntraceError(f"{self.directory / 'config.json'}: position_embedding_type {kind!r}; attntrace "
-                                 "reads BERT models with absolute positions")
+            raise AttntraceError(_("{file}: position_embedding_type {kind}; attntrace reads BERT models with absolute "
+                                   "positions").format(file=self.directory / "config.json", kind=repr(kind)))
         self.act = activation(self.setting("hidden_act", default="gelu"), str(self.directory / "config.json"))
         self.eps = self.positive("layer_norm_eps", default=1e-12)
 
     def check_sizes(self) -> None:
         if self.hidden % self.heads:
-            raise AttntraceError(f"{self.directory / 'config.json'}: num_attention_heads = {shown(self.heads)} does not "
-                                 f"divide hidden_size = {self.hidden}")
+            raise AttntraceError(_("{file}: num_attention_heads = {heads} does not divide hidden_size = {hidden}").format(
+                file=self.directory / "config.json", heads=shown(self.heads), hidden=self.hidden))
 
     def shapes(self) -> dict[str, Dims]:
         hidden, inner = ("hidden_size", self.hidden), ("intermediate_size", self.count("intermediate_size"))
