@@ -80,8 +80,8 @@ def test_csv_notes_say_the_separator_and_the_full_width_characters_in_chinese(at
     x.write_text("１;０\n－２;３．５\n", encoding="utf-8")
     r = attntrace("run", "--lang", "zh", "--x", x, "--format", "json")
     assert r.code == 0, r.err
-    assert f"note: {x}: 已读取全角数字、把 － 当作负号和把 ． 当作小数点\n" in r.err
-    assert f"note: {x}: 数值按分号（;）分隔读取\n" in r.err
+    assert f"注：{x}: 已读取全角数字、把 － 当作负号和把 ． 当作小数点\n" in r.err
+    assert f"注：{x}: 数值按分号（;）分隔读取\n" in r.err
     english = attntrace("run", "--x", x, "--format", "json")
     assert english.out == r.out  # the data is the same in both languages
     assert f"note: {x}: read full-width digits, － as a minus sign and ． as a decimal point\n" in english.err
@@ -92,7 +92,7 @@ def test_a_csv_header_is_noted_in_chinese(attntrace, tmp_path):
     x = tmp_path / "x.csv"
     x.write_text("a,b\n1,0\n0,1\n", encoding="utf-8")
     r = attntrace("validate", "--lang", "zh", "--x", x)
-    assert r.code == 0 and f"note: {x}: 第 1 行（a, b）被读作表头\n" in r.err
+    assert r.code == 0 and f"注：{x}: 第 1 行（a, b）被读作表头\n" in r.err
 
 
 def test_validate_names_the_built_in_example_in_chinese(attntrace, tmp_path):
@@ -100,7 +100,7 @@ def test_validate_names_the_built_in_example_in_chinese(attntrace, tmp_path):
     w.write_text("1,0,1\n1,0,0\n0,0,1\n0,1,1\n", encoding="utf-8")
     r = attntrace("validate", "--lang", "zh", "--w-q", w)
     assert r.code == 0 and r.out.startswith(f"内置示例（带 --w-q {w}）")
-    assert "note: 没有给出 FILE，x, w_k, w_v 和设置（scale false）取自内置示例" in r.err
+    assert "注：没有给出 FILE，x, w_k, w_v 和设置（scale false）取自内置示例" in r.err
     bad = tmp_path / "bad.json"
     bad.write_text('{"x": [[1, 2]], "heads": 0}', encoding="utf-8")
     assert _error(attntrace("validate", "--lang", "zh", bad)) == f"attntrace: {bad}: heads = 0 必须是不小于 1 的整数"
@@ -177,4 +177,4 @@ def test_an_experiment_finds_in_chinese(attntrace):
 def test_new_notes_in_chinese_and_writes_the_same_problem(attntrace):
     zh, en = attntrace("new", "--lang", "zh", "--seed", "1"), attntrace("new", "--seed", "1")
     assert zh.code == en.code == 0 and zh.out == en.out  # the problem file, its name too, is the same
-    assert 'note: "scale" 为 false：整数练习和示例一样，不把得分除以 sqrt(d_k)' in zh.err
+    assert '注："scale" 为 false：整数练习和示例一样，不把得分除以 sqrt(d_k)' in zh.err
