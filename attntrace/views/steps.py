@@ -311,7 +311,16 @@ def _every(t: Trace) -> Step:
         formula = "concat · W_O" + (" + b_o" if p.b_o is not None else "")
         items.append(Block(f"output = {formula}", "output", p.labels, numbered(d.d_out), t.output, (None, "output", None)))
     items.append(_self_check(t))
-    return Step(8, "Step 8 · every input: softmax(Q K^T / s) V", tuple(items))
+    return Step(8, f"Step 8 · every input: {_matrix_form(t)}", tuple(items))
+
+
+def _matrix_form(t: Trace) -> str:
+    """step 8's formula as this problem computes it: softmax(Q K^T) V unscaled, softmax(Q K^T / √d_k) V scaled, or
+    divided by the problem's own number, with ALiBi's bias"""
+    scaled = "" if t.divisor == 1.0 else " / √d_k" if t.problem.scale is True else f" / {t.divisor:g}"
+    bias = " + bias" if t.problem.alibi else ""
+    turned = "'" if t.problem.rope is not None else ""
+    return f"softmax(Q{turned} K{turned}^T{scaled}{bias}) V"
 
 
 def _self_check(t: Trace) -> Note:
@@ -322,9 +331,9 @@ def _self_check(t: Trace) -> Note:
     carried = "" if t.decimals is None else \
         f" with rounding carried at {t.decimals} decimal{'s' * (t.decimals != 1)}"
     if c.ok:
-        text = f"check: softmax(Q K^T / s) V{carried} equals the row-by-row outputs{which} (within 1e-9)"
+        text = f"check: {_matrix_form(t)}{carried} equals the row-by-row outputs{which} (within 1e-9)"
     else:
-        text = f"check FAILED: softmax(Q K^T / s) V{carried} differs from the row-by-row outputs by {c.max_abs_diff:.3e}"
+        text = f"check FAILED: {_matrix_form(t)}{carried} differs from the row-by-row outputs by {c.max_abs_diff:.3e}"
     if t.decimals is not None and c.from_exact is not None:
         text += (f"; carrying the rounding moved the output at most {c.from_exact:.{t.decimals + 2}f} "
                  "from the unrounded one")
