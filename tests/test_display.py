@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
 from attntrace.model.engine import trace
 from attntrace.model.problem import Problem, example
-from attntrace.views.page import Note
+from attntrace.render import table
+from attntrace.views.page import Block, Note, Step
 from attntrace.views.steps import run_steps
 
 
@@ -29,3 +32,23 @@ def test_step_8_names_the_scale_the_problem_uses(scale, formula):
 
 def test_the_worked_example_is_unscaled_and_says_so():
     assert run_steps(trace(example()))[-1].heading.endswith("softmax(Q K^T) V")
+
+
+def _drawn(block: Block, width: int = 80, look: table.Look = table.Look(), precision: int = 4) -> str:
+    """the rich tables of a one-block step, without colour"""
+    buffer = io.StringIO()
+    table.console(buffer, False, width).print(table.render_step(Step(5, "Step 5 · s", (block,)), precision, width, look),
+                                              crop=False)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("ascii_", [False, True])
+def test_a_weight_shown_as_zero_draws_no_bar(ascii_):
+    weights = np.array([[0.00004, 0.0001, 0.99986], [0.0, 0.5, 0.5]])
+    look = table.Look(ascii=ascii_)
+    out = _drawn(Block("w", "weights", ("a", "b"), ("1", "2", "3"), weights), look=look)
+    lowest = look.bars[0]
+    assert out.count("0.0000 " + lowest) == 0 and out.count("0.0000  ") == 2
+    assert f"0.0001 {lowest}" in out  # shown above zero: the smallest bar
+    whole = _drawn(Block("w", "weights", ("a",), ("1", "2"), np.array([[0.2, 0.8]])), look=look, precision=0)
+    assert f"0 {lowest}" not in whole and f"1 {look.bars[-1]}" in whole

@@ -206,10 +206,10 @@ def _cells(column: _Column, column_width: int, colour: str, top: list[float] | N
 
 
 def _heat_cell(digits: str, weight: float, top: float, column_width: int, look: Look) -> Text:
-    """a weight in its shade, with a bar for its share of its row's largest"""
+    """a weight in its shade, with a bar for its share of its row's largest; none for a weight shown as zero"""
     share = _share(weight, top)
     heat, background = _shades(share, look.palette)
-    bar = look.bars[round(share * (len(look.bars) - 1))]
+    bar = " " if not digits.strip("-0.") else look.bars[round(share * (len(look.bars) - 1))]
     return _assembled(" " * (column_width - width_of(digits) - 1 - width_of(bar)), background, f"{digits} {bar}", heat)
 
 
