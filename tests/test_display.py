@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from attntrace.model.problem import Problem, example
 from attntrace.render import table
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.steps import run_steps
+from attntrace.views.text import width as text_width
 
 
 def _problem(scale: bool | float) -> Problem:
@@ -52,3 +54,22 @@ def test_a_weight_shown_as_zero_draws_no_bar(ascii_):
     assert f"0.0001 {lowest}" in out  # shown above zero: the smallest bar
     whole = _drawn(Block("w", "weights", ("a",), ("1", "2"), np.array([[0.2, 0.8]])), look=look, precision=0)
     assert f"0 {lowest}" not in whole and f"1 {look.bars[-1]}" in whole
+
+
+@pytest.mark.parametrize("width", [30, 50, 80])
+@pytest.mark.parametrize("kind", ["weights", "scores"])
+def test_an_ascii_head_ends_where_its_column_s_digits_end(kind, width):
+    heads = ("a very long head name", "b", "我们的", "x\u0301yz", "😀 smile face")
+    values = np.random.default_rng(0).dirichlet(np.ones(len(heads)), size=2)
+    out = _drawn(Block("w", kind, ("a", "b"), heads, values), width, table.Look(ascii=True))
+    lines = out.splitlines()
+    for k, line in enumerate(lines):
+        if line.startswith("|-"):  # the rule under a header: the header above, the rows below
+            header = lines[k - 1].split("|")[2:-1]
+            for row in lines[k + 1:]:
+                if not row.startswith("|"):
+                    break
+                for head, cell in zip(header, row.split("|")[2:-1], strict=True):
+                    number = re.search(r"-?[0-9]+\.[0-9]+", cell)
+                    assert number is not None
+                    assert text_width(head.rstrip()) == text_width(cell[:number.end()]), (head, cell)
