@@ -8,12 +8,16 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.cells import cell_len
 
 from attntrace.model.engine import trace
 from attntrace.model.problem import Problem, example
-from attntrace.render import table
+from attntrace.render import plain, table
+from attntrace.render.escape import visible
 from attntrace.views.page import Block, Note, Step
-from attntrace.views.steps import run_steps
+from attntrace.views.steps import run_steps, who_steps
 from attntrace.views.text import width as text_width
 
 
@@ -73,3 +77,36 @@ def test_an_ascii_head_ends_where_its_column_s_digits_end(kind, width):
                     number = re.search(r"-?[0-9]+\.[0-9]+", cell)
                     assert number is not None
                     assert text_width(head.rstrip()) == text_width(cell[:number.end()]), (head, cell)
+
+
+ODD = ["a", "x1", "\u200b", "\u0301", "e\u0301", "我", "喜欢", "😀", "👍🏽", "👨\u200d👩\u200d👧", "❤\ufe0f", "\u200d", "\ufe0f",
+       "\u2060", " "]
+ODD_LABELS = st.lists(st.sampled_from(ODD), min_size=1, max_size=4).map("".join).filter(lambda s: not s[-1].isspace())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(ODD_LABELS, min_size=1, max_size=4), st.lists(ODD_LABELS, min_size=1, max_size=4))
+def test_every_line_of_a_block_is_as_wide_as_the_others_whatever_its_labels_hold(labels, heads):
+    """zero-width, combining, joining, wide and emoji characters: every line of a table is one width, measured as
+    the rich tables measure it; in plain text and in the tables' own lines"""
+    values = np.full((len(labels), len(heads)), 0.25)
+    for kind in ("x", "weights"):
+        block = Block("X", kind, tuple(labels), tuple(heads), values)
+        lines = plain.block(block, 4, "")[1:]
+        assert len({cell_len(line) for line in lines}) == 1, lines
+        drawn = [line for line in _drawn(block).splitlines()[3:] if line.startswith(" ")]
+        assert len({cell_len(line) for line in drawn}) == 1, drawn
+
+
+def test_a_joiner_that_joins_nothing_is_shown_as_an_escape_and_an_emoji_sequence_as_it_is():
+    assert visible("x\u200d") == "x\\u200d" and visible("x\u200d y") == "x\\u200d y"
+    assert visible("👨\u200d👩\u200d👧") == "👨\u200d👩\u200d👧" and visible("a\u200b\u0301") == "a\u200b\u0301"
+
+
+def test_the_who_lines_pad_each_token_as_shown():
+    x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    problem = Problem(x=x, w_q=np.eye(2), w_k=np.eye(2), w_v=np.eye(2), tokens=("x\u200d", "ab", "我"))
+    notes = [item.text for item in who_steps(trace(problem), "who")[0].items if isinstance(item, Note)]
+    lines = plain.render_step(Step(0, "who", tuple(Note(text) for text in notes)), 4).splitlines()[3:-1]
+    assert len(lines) == 3 and len({cell_len(line.partition(" → ")[0]) for line in lines}) == 1, lines
+    assert len({cell_len(line.split(" · ")[0]) for line in lines}) == 1, lines

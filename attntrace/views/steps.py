@@ -374,7 +374,7 @@ def who_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] =
     as keys nor as rows (unless the trace is of that one input), and the weights stay as the model gave them"""
     from attntrace.model import who
 
-    labels, keys = t.problem.labels, t.problem.key_labels
+    labels, keys = _shown_labels(t)
     shown = [(j, r) for j, r in enumerate(t.rows) if t.query is not None or r not in leave_out]
     width = max(text_width(labels[r]) for _, r in shown)
     aside = _aside(keys, leave_out)
@@ -396,13 +396,13 @@ def layer_summary_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[i
     columns; tokens in leave_out (from 0) are not listed, and the mean weight matrix is shown whole"""
     from attntrace.model import who
 
-    labels, keys = t.problem.labels, t.problem.key_labels
+    labels, keys = _shown_labels(t)
     mean, favourites = who.layer_mean(t, top, leave_out)
     shown = [(j, r) for j, r in enumerate(t.rows) if r not in leave_out]
     width = max(text_width(labels[r]) for _, r in shown)
     aside = _aside(keys, leave_out)
     items: list[Block | Note] = [
-        Block(f"mean weight over the {len(t.heads)} heads", "weights", t.row_labels, keys, mean.weights)
+        Block(f"mean weight over the {len(t.heads)} heads", "weights", t.row_labels, t.problem.key_labels, mean.weights)
     ]
     if aside:
         items.append(Note(aside[0]))
@@ -415,6 +415,13 @@ def layer_summary_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[i
         per_head = " ".join(f"{a + 1}:{padded(keys[fav], favourite[a])}" for a, fav in enumerate(favourites[:, j]))
         items.append(Note(f"{padded(labels[r], width)} → {pairs}{tail}  | top per head: {per_head}".rstrip()))
     return [Step(0, heading, tuple(items))]
+
+
+def _shown_labels(t: Trace) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """the tokens and keys as shown, for lines that pad them into columns: padding measures what is shown"""
+    from attntrace.render.escape import visible
+
+    return tuple(map(visible, t.problem.labels)), tuple(map(visible, t.problem.key_labels))
 
 
 def _slots(keys: tuple[str, ...], best: np.ndarray, shown: list[tuple[int, int]]) -> list[int]:
