@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import io
+import json
+import os
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,7 +21,8 @@ from attntrace.render import plain, table
 from attntrace.render.escape import visible
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.steps import run_steps, who_steps
-from attntrace.views.text import width as text_width
+from attntrace.views.text import width, wrapped
+from tests.conftest import ROOT, SAMPLES
 
 
 def _problem(scale: bool | float) -> Problem:
@@ -60,12 +64,12 @@ def test_a_weight_shown_as_zero_draws_no_bar(ascii_):
     assert f"0 {lowest}" not in whole and f"1 {look.bars[-1]}" in whole
 
 
-@pytest.mark.parametrize("width", [30, 50, 80])
+@pytest.mark.parametrize("columns", [30, 50, 80])
 @pytest.mark.parametrize("kind", ["weights", "scores"])
-def test_an_ascii_head_ends_where_its_column_s_digits_end(kind, width):
+def test_an_ascii_head_ends_where_its_column_s_digits_end(kind, columns):
     heads = ("a very long head name", "b", "我们的", "x\u0301yz", "😀 smile face")
     values = np.random.default_rng(0).dirichlet(np.ones(len(heads)), size=2)
-    out = _drawn(Block("w", kind, ("a", "b"), heads, values), width, table.Look(ascii=True))
+    out = _drawn(Block("w", kind, ("a", "b"), heads, values), columns, table.Look(ascii=True))
     lines = out.splitlines()
     for k, line in enumerate(lines):
         if line.startswith("|-"):  # the rule under a header: the header above, the rows below
@@ -76,7 +80,7 @@ def test_an_ascii_head_ends_where_its_column_s_digits_end(kind, width):
                 for head, cell in zip(header, row.split("|")[2:-1], strict=True):
                     number = re.search(r"-?[0-9]+\.[0-9]+", cell)
                     assert number is not None
-                    assert text_width(head.rstrip()) == text_width(cell[:number.end()]), (head, cell)
+                    assert width(head.rstrip()) == width(cell[:number.end()]), (head, cell)
 
 
 ODD = ["a", "x1", "\u200b", "\u0301", "e\u0301", "我", "喜欢", "😀", "👍🏽", "👨\u200d👩\u200d👧", "❤\ufe0f", "\u200d", "\ufe0f",
@@ -110,3 +114,61 @@ def test_the_who_lines_pad_each_token_as_shown():
     lines = plain.render_step(Step(0, "who", tuple(Note(text) for text in notes)), 4).splitlines()[3:-1]
     assert len(lines) == 3 and len({cell_len(line.partition(" → ")[0]) for line in lines}) == 1, lines
     assert len({cell_len(line.split(" · ")[0]) for line in lines}) == 1, lines
+
+
+PROBLEMS = [None, *sorted(str(p.relative_to(ROOT)) for p in SAMPLES.glob("*.json")), "samples/homework/problem.json",
+            "samples/worked_example_csv"]
+EXPERIMENTS = ["symmetric", "permute", "similarity", "temperature"]
+
+
+@pytest.mark.parametrize("problem", PROBLEMS)
+def test_every_plain_line_of_every_command_fits_in_80_columns(attntrace, problem):
+    """piped (into head, say), every command writes plain text no wider than the 80 columns promised; a worksheet
+    keeps its labels whole (check reads its rows back by them), so only one whose labels fit is measured"""
+    os.chdir(ROOT)
+    given = [problem] if problem else []
+    commands = [["run", *given], ["step", *given, "--input", "1"], ["explain", *given, "--input", "1"],
+                *(["experiment", name, *given] for name in EXPERIMENTS)]
+    if problem != "samples/labels.json":
+        commands += [["worksheet", *given, "--format", "plain"], ["worksheet", *given, "--key", "--format", "plain"]]
+    for command in commands:
+        r = attntrace(*command)
+        assert r.code == 0 or (command[:2] == ["experiment", "symmetric"] and "cross" in str(problem)), r.err
+        wide = [line for line in r.out.splitlines() if cell_len(line) > 80]
+        assert not wide, (command, wide[:3])
+
+
+def test_a_plain_worksheet_keeps_long_labels_whole_and_is_read_back(attntrace, tmp_path):
+    problem = json.loads((SAMPLES / "labels.json").read_text(encoding="utf-8"))
+    problem["tokens"] = ["alpha beta gamma delta epsilon zeta eta", "b", "another long label with forty chars okay", "d"]
+    path, key = tmp_path / "p.json", tmp_path / "key.txt"
+    path.write_text(json.dumps(problem), encoding="utf-8")
+    assert attntrace("worksheet", path, "--key", "--format", "plain", "-o", key).code == 0
+    text = key.read_text(encoding="utf-8")
+    assert "\nalpha beta gamma delta epsilon zeta eta  " in text
+    assert max(map(cell_len, text.split("\n\n")[1].splitlines())) <= 80  # the instructions, broken to fit
+    r = attntrace("check", key, "--problem", path)
+    assert r.code == 0 and "PASS" in r.out, r.err
+
+
+def test_a_long_line_breaks_between_words_and_its_further_lines_are_indented():
+    lines = wrapped("    a " + "word " * 30 + "end", 40, "      ")
+    assert lines[0].startswith("    a word") and all(line.startswith("      word") for line in lines[1:-1])
+    assert all(width(line) <= 40 and not line.endswith(" ") for line in lines)
+    assert " ".join(line.strip() for line in lines) == "a " + "word " * 30 + "end"
+    assert wrapped("我" * 50, 40, "  ") == ["我" * 20, "  " + "我" * 19, "  " + "我" * 11]  # no space to break at
+    assert wrapped("short", 40) == ["short"]
+
+
+def test_a_plain_block_cuts_a_label_and_a_head_too_wide_for_80_columns_but_never_a_number():
+    long = "a token label long enough to be cut in any terminal table: 72 characters"
+    values = np.array([[-120.0, -26.0, 3.5, -56.0], [1.0, 2.0, 3.0, 4.0]])
+    lines = plain.block(Block("score", "scores", (long, "b"), ("我", "喜欢", "x", long), values), 4, "Step 4 · ")
+    assert max(map(width, lines)) <= 80 and len(lines) == 4  # one run of columns: the label and the head both cut
+    assert "a token label l…  -120.0000" in lines[2] and lines[1].endswith("a token lab…")
+    assert "-56.0000" in lines[2] and "4.0000" in lines[3]
+
+
+def test_step_8_names_the_bias_and_the_cap_too():
+    problem = replace(_problem(True), alibi=True, softcap=5.0)
+    assert run_steps(trace(problem))[-1].heading.endswith("softmax(5 · tanh((Q K^T / √d_k + bias) / 5)) V")

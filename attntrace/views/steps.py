@@ -316,11 +316,14 @@ def _every(t: Trace) -> Step:
 
 def _matrix_form(t: Trace) -> str:
     """step 8's formula as this problem computes it: softmax(Q K^T) V unscaled, softmax(Q K^T / √d_k) V scaled, or
-    divided by the problem's own number, with ALiBi's bias"""
-    scaled = "" if t.divisor == 1.0 else " / √d_k" if t.problem.scale is True else f" / {t.divisor:g}"
-    bias = " + bias" if t.problem.alibi else ""
-    turned = "'" if t.problem.rope is not None else ""
-    return f"softmax(Q{turned} K{turned}^T{scaled}{bias}) V"
+    divided by the problem's own number, with ALiBi's bias and the soft cap"""
+    p = t.problem
+    turned = "'" if p.rope is not None else ""
+    scaled = "" if t.divisor == 1.0 else " / √d_k" if p.scale is True else f" / {t.divisor:g}"
+    logits = f"Q{turned} K{turned}^T{scaled}" + (" + bias" if p.alibi else "")
+    if p.softcap is not None:
+        logits = f"{p.softcap:g} · tanh(({logits}) / {p.softcap:g})"
+    return f"softmax({logits}) V"
 
 
 def _self_check(t: Trace) -> Note:
