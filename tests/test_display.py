@@ -7,14 +7,18 @@ import io
 import json
 import os
 import re
+import sys
 from dataclasses import replace
 
 import numpy as np
+import pexpect
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
 
+from attntrace import cli
+from attntrace.cli.terminal import Environment
 from attntrace.model.engine import trace
 from attntrace.model.problem import Problem, example
 from attntrace.render import plain, table
@@ -172,3 +176,63 @@ def test_a_plain_block_cuts_a_label_and_a_head_too_wide_for_80_columns_but_never
 def test_step_8_names_the_bias_and_the_cap_too():
     problem = replace(_problem(True), alibi=True, softcap=5.0)
     assert run_steps(trace(problem))[-1].heading.endswith("softmax(5 · tanh((Q K^T / √d_k + bias) / 5)) V")
+
+
+def _rows(text: str, columns: int) -> int:
+    """the rows text takes on a terminal columns wide"""
+    return sum(max(1, -(-cell_len(re.sub(r"\x1b\[[0-9;]*m", "", line)) // columns)) for line in text.split("\n")[:-1])
+
+
+def _paused(args: list[str], columns: int, rows: int) -> tuple[list[str], str, str]:
+    """what each screen of a paused command shows in a terminal of rows and columns, what it shows unpaused, and
+    its prompts"""
+    out, err, marks = io.StringIO(), io.StringIO(), []
+
+    def key() -> str:
+        marks.append(len(out.getvalue()))
+        return "\r"
+
+    def terminal(**kw: object) -> Environment:
+        return Environment(stdout_isatty=True, stdin_isatty=True, no_color=False, width=columns, height=rows,
+                           stdout=out, stderr=err, **kw)  # type: ignore[arg-type]
+
+    assert cli.main([*args, "--pause"], env=terminal(read_key=key)) == 0
+    text, cuts = out.getvalue(), [0, *marks, len(out.getvalue())]
+    out.seek(0)
+    out.truncate()
+    assert cli.main(args, env=terminal()) == 0
+    return [text[a:b] for a, b in zip(cuts, cuts[1:])], out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+@pytest.mark.parametrize("args", [["run"], ["step", "--input", "2"], ["explain", "--input", "1"],
+                                  ["run", "samples/labels.json"], ["explain", "samples/two_heads.json", "--input", "2"],
+                                  ["run", "--format", "plain"]])
+def test_each_paused_screen_fits_a_30_row_terminal_and_together_they_show_it_all(args, columns):
+    os.chdir(ROOT)
+    screens, whole, prompts = _paused(args, columns, 30)
+    assert max(_rows(screen, columns) for screen in screens) <= 29  # and the prompt below them
+    assert "".join(screens) == whole
+
+
+def test_a_step_longer_than_the_screen_goes_on_after_a_prompt_that_says_so():
+    os.chdir(ROOT)
+    screens, _, prompts = _paused(["explain", "samples/two_heads.json", "--input", "2", "--color", "never"], 80, 30)
+    said = re.findall(r"Enter: (more of this step|next step)", prompts)
+    assert len(said) == len(screens) - 1 and "more of this step" in said and said.count("next step") == 4
+    for screen, prompt in zip(screens[1:], said):  # a step starts a screen of its own, after the blank line before it
+        assert screen.lstrip("\n").startswith("Step ") == (prompt == "next step"), screen[:40]
+
+
+@pytest.mark.parametrize("args", [["run"], ["explain", "samples/two_heads.json", "--input", "2"]])
+def test_in_a_real_30_row_terminal_each_paused_screen_fits_above_its_prompt(args):
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
+    child = pexpect.spawn(sys.executable, ["-m", "attntrace", *args, "--pause"], cwd=str(ROOT), encoding="utf-8",
+                          env={**env, "TERM": "xterm"}, timeout=20, dimensions=(30, 80))
+    screens = []
+    while child.expect([r"── Enter: (?:next step|more of this step) · q: quit ──", pexpect.EOF]) == 0:
+        screens.append(re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", child.before).lstrip("\r"))
+        child.send("\r")
+    child.close()
+    assert child.exitstatus == 0 and len(screens) > 4
+    assert max(screen.count("\n") for screen in screens) <= 29, max(screens, key=lambda s: s.count("\n"))
