@@ -123,8 +123,8 @@ def _range(heads: list[str], places: list[str], start: int, stop: int, whole: bo
 
 
 def fitted(text: str) -> str:
-    """text laid out elsewhere (a report, a worksheet's instructions) with each line wider than WIDTH broken at
-    spaces, its further lines indented past its own indent"""
+    """text laid out elsewhere (a worksheet's instructions) with each line wider than WIDTH broken at spaces, its
+    further lines indented past its own indent"""
     lines = text.split("\n")
     if all(fits(line, WIDTH) for line in lines):
         return text

@@ -48,7 +48,6 @@ def lines(parts: list[str], columns: int, gap: str = "  ") -> list[str]:
     return out
 
 
-
 def fits(text: str, columns: int) -> bool:
     """whether text takes at most columns on screen; measured only when its UTF-8 length is more (a character takes
     at most as many columns as its bytes, so a label need not bring in rich to be measured)"""
