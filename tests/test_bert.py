@@ -29,12 +29,13 @@ SPECIAL = [i for i, t in enumerate(TOKENS) if t in ("[CLS]", "[SEP]")]
 
 
 def who_lines(out: str) -> list[tuple[str, list[tuple[str, float]], list[str]]]:
-    """the who view's lines: (row label, [(key, weight)], the parts after the top keys, split at " | ")"""
+    """the who view's lines, each whole again where it was broken to fit 80 columns: (row label, [(key, weight)], the
+    parts after the top keys, split at " | ")"""
     lines = []
-    for line in out.splitlines():
+    for line in re.sub(r"\n  (?=[^ ])", " ", out).splitlines():
         if " → " in line:
             row, rest = line.split(" → ")
-            top, *tail = rest.split("  | ")
+            top, *tail = re.split(r"\s+\|\s+", rest)
             pairs = [pair.strip().rsplit(" ", 1) for pair in top.split(" · ")]
             lines.append((row.strip(), [(key.strip(), float(w)) for key, w in pairs], tail))
     return lines

@@ -22,7 +22,7 @@ def test_run_defaults_to_the_worked_example_in_plain_text_when_piped(attntrace):
     assert r.code == 0 and r.out.startswith("worked example\n##############\n\nStep 1 · prepare inputs")
     assert "\x1b" not in r.out
     assert "1.9366  6.6831  1.5951" in r.out
-    assert "check: softmax(Q K^T / s) V equals the row-by-row outputs" in r.out
+    assert "check: softmax(Q K^T) V equals the row-by-row outputs" in r.out
 
 
 def test_run_shows_all_eight_steps_for_every_input(attntrace):

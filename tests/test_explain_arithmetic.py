@@ -280,7 +280,7 @@ def test_the_carried_check_line_says_equal_and_says_how_far_from_exact_apart():
     note = run_steps(t)[-1].items[-1]
     assert isinstance(note, Note) and note.kind == "self_check"
     distance = float(np.max(np.abs(t.output - trace(example()).output)))
-    assert note.text.startswith("check: softmax(Q K^T / s) V with rounding carried at 1 decimal equals the row-by-row")
+    assert note.text.startswith("check: softmax(Q K^T) V with rounding carried at 1 decimal equals the row-by-row")
     assert f"moved the output at most {distance:.3f} from the unrounded one" in note.text
     assert "differ" not in note.text
 
@@ -291,10 +291,10 @@ def test_the_carried_check_fails_when_the_carried_rows_disagree(monkeypatch):
     t = trace(example(), decimals=1)
     assert not t.self_check.ok and t.self_check.max_abs_diff == pytest.approx(0.1)
     text = run_steps(t)[-1].items[-1].text  # type: ignore[union-attr]
-    assert text.startswith("check FAILED: softmax(Q K^T / s) V with rounding carried at 1 decimal differs")
+    assert text.startswith("check FAILED: softmax(Q K^T) V with rounding carried at 1 decimal differs")
 
 
 def test_the_unrounded_check_line_is_unchanged_in_kind():
     note = run_steps(trace(example()))[-1].items[-1]
-    assert isinstance(note, Note) and note.text.startswith("check: softmax(Q K^T / s) V equals the row-by-row outputs")
+    assert isinstance(note, Note) and note.text.startswith("check: softmax(Q K^T) V equals the row-by-row outputs")
     assert "unrounded one" not in note.text

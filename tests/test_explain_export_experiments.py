@@ -91,7 +91,8 @@ def test_symmetric_experiment(attntrace):
     out = attntrace("experiment", "symmetric", SAMPLES / "two_heads.json").out
     p = load(str(SAMPLES / "two_heads.json"))
     own = trace(p).heads[0].scores
-    assert f"head 1 · asymmetry ||S - S^T|| / ||S||: with W_Q {asymmetry(own):.4f}, with W_K for both 0.0000" in out
+    assert (f"head 1 · asymmetry ||S - S^T|| / ||S||: with W_Q {asymmetry(own):.4f}, with W_K for both 0.0000"
+            in " ".join(out.split()))  # the line broken to fit 80 columns
     assert asymmetry(own) > 0.1
 
 

@@ -44,9 +44,10 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     if opts.pause and env.can_pause(to_file):
         pages = render(document, fmt, style)
         _write_files(_exports(document, opts))
-        for number, page in enumerate(pages):
-            env.write(page)
-            if number + 1 < len(pages) and not env.pause():
+        screens = _paged(pages, env.rows() - 1, env.columns())
+        for number, (screen, more) in enumerate(screens):
+            env.write(screen)
+            if number + 1 < len(screens) and not env.pause(more):
                 return
         return
     text: Iterable[str] | Segments
@@ -84,3 +85,42 @@ def _exports(document: Document, opts: OutputOptions) -> dict[Path, str]:
     from attntrace.render.export import exports
 
     return exports(document.steps, opts.precision, opts.export_svg, opts.export_html, document.title, opts.theme)
+
+
+def _paged(pages: list[str], rows: int, columns: int) -> list[tuple[str, bool]]:
+    """the pages as screens (see _screens); the blank lines that end a page start the next one's first screen, so that
+    they are written after the pause, on the prompt's row"""
+    out: list[tuple[str, bool]] = []
+    carried = ""
+    for page in pages:
+        body = page.rstrip("\n")
+        out.extend(_screens(carried + body + "\n" * (page != body), rows, columns))
+        carried = page[len(body) + 1:]
+    if carried and out:
+        out[-1] = (out[-1][0] + carried, False)
+    return out
+
+
+def _screens(page: str, rows: int, columns: int) -> list[tuple[str, bool]]:
+    """a step's text in screens of at most rows rows of a terminal columns wide (the pause prompt takes one more), each
+    ending at a blank line where one falls in its second half, so that a table is rarely cut; and whether the step goes
+    on after each"""
+    import re
+
+    from attntrace.views.text import width
+
+    lines = page.splitlines(keepends=True)
+    seen = [re.sub(r"\x1b\[[0-9;]*m", "", line).rstrip("\n") for line in lines]  # as the terminal shows it
+    sizes = [max(1, -(-width(line) // columns)) for line in seen]  # a line wider than the terminal takes more rows
+    out: list[tuple[str, bool]] = []
+    start, rows = 0, max(rows, 1)
+    while sum(sizes[start:]) > rows:
+        stop, used = start, 0
+        while used + sizes[stop] <= rows:
+            used, stop = used + sizes[stop], stop + 1
+        stop = max(stop, start + 1)  # a line taller than the screen has one to itself
+        blank = [k for k in range(stop, start + (stop - start) // 2, -1) if not seen[k - 1].strip()]
+        stop = blank[0] if blank else stop
+        out.append(("".join(lines[start:stop]), True))
+        start = stop
+    return [*out, ("".join(lines[start:]), False)]

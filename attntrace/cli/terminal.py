@@ -36,6 +36,7 @@ class Environment:
     stdin_isatty: bool = field(default_factory=lambda: sys.stdin is not None and sys.stdin.isatty())
     no_color: bool = field(default_factory=lambda: bool(os.environ.get("NO_COLOR")))
     width: int | None = None  # None: the terminal's own, asked only when a table is drawn for it
+    height: int | None = None  # None: the terminal's own, asked only when pausing
     stdout: IO[str] | None = field(default_factory=lambda: sys.stdout)  # None: closed (>&-)
     stderr: IO[str] = field(default_factory=lambda: sys.stderr)
     read_key: Callable[[], str] | None = None
@@ -55,6 +56,14 @@ class Environment:
 
             self.width = shutil.get_terminal_size((100, 24)).columns
         return self.width
+
+    def rows(self) -> int:
+        """the terminal's height (LINES first, 24 when it cannot say)"""
+        if self.height is None:
+            import shutil
+
+            self.height = shutil.get_terminal_size((100, 24)).lines
+        return self.height
 
     def can_pause(self, to_file: bool) -> bool:
         """pausing needs a person: stdin and stdout both terminals, and stdout not redirected to a file"""
@@ -128,9 +137,9 @@ class Environment:
         if self.stdout is sys.stdout:
             _silence_stdout()
 
-    def pause(self) -> bool:
-        """wait for a key on the terminal; False when the user asks to quit"""
-        self.stderr.write(_("── Enter: next step · q: quit ──"))
+    def pause(self, more: bool = False) -> bool:
+        """wait for a key on the terminal; False when the user asks to quit. more: the step goes on past the screen"""
+        self.stderr.write(_("── Enter: more of this step · q: quit ──") if more else _("── Enter: next step · q: quit ──"))
         self.stderr.flush()
         key = (self.read_key or _read_key)()
         self.stderr.write("\r\033[K")

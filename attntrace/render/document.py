@@ -56,7 +56,8 @@ def _plain(document: Document, style: Style) -> list[str]:
         return [document.plain]
     from attntrace.render import plain
 
-    return [plain.render_step(step, style.precision, _blank(step, style)) for step in document.steps]
+    whole = document.preface is not None  # a worksheet: check reads its rows back by their labels
+    return [plain.render_step(step, style.precision, _blank(step, style), whole) for step in document.steps]
 
 
 def _markdown(document: Document, style: Style) -> list[str]:
@@ -92,7 +93,12 @@ def render(document: Document, fmt: str, style: Style) -> list[str]:
     if document.title and fmt != "json" and pages:
         pages = [_title(document.title, fmt, style) + pages[0], *pages[1:]]
     if document.preface is not None and fmt != "json":
-        pages = [document.preface(fmt), *pages]
+        preface = document.preface(fmt)
+        if fmt == "plain":
+            from attntrace.render.plain import fitted
+
+            preface = fitted(preface)
+        pages = [preface, *pages]
     return pages
 
 
@@ -108,6 +114,12 @@ def _title(title: str, fmt: str, style: Style) -> str:
     text = visible(title)
     if fmt == "table" and style.colour:
         return f"\x1b[1m{text}\x1b[0m\n\n"
+    if fmt == "plain":
+        from attntrace.render.plain import WIDTH
+        from attntrace.views.text import wrapped
+
+        lines = wrapped(text, WIDTH)
+        return "\n".join(lines) + f"\n{'#' * max(map(width, lines))}\n\n"
     return f"{text}\n{'#' * width(text)}\n\n"
 
 

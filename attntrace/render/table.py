@@ -126,8 +126,10 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
     if label_room < 2:
         out.extend(_listed(b, title, labels, columns, gap_row, width, colour, top, look))
     else:
-        heads = [cut(c.head, max(c.width, 12, number_width + 2), look.ellipsis) for c in columns]
-        widths = [max(width_of(h), c.width) for h, c in zip(heads, columns)]
+        bars = [c.width - width_of(c.cells[0]) for c in columns]  # a heatmap cell's space and bar after its digits
+        heads = [cut(c.head, max(c.width, 12, number_width + 2) - bar, look.ellipsis) for c, bar in zip(columns, bars)]
+        widths = [max(width_of(h) + bar, c.width) for h, c, bar in zip(heads, columns, bars)]  # a head ends where
+        # its digits do, before the bar
         label_width, chunks = _label_and_runs(labels, widths, label_room, width)
         labels = [cut(s, label_width, look.ellipsis) for s in labels]
         for start, stop in chunks:
@@ -136,7 +138,7 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
             table = FastTable(box=look.box, header_style=colour, show_edge=True)
             table.add_column("", style="bold", no_wrap=True)
             for k in range(start, stop):
-                digits = widths[k] - (columns[k].width - width_of(columns[k].cells[0]))  # a head ends where digits do
+                digits = widths[k] - bars[k]  # a head ends where digits do
                 pad = " " * (digits - width_of(heads[k]))  # apart from the head (a style of its own), as a cell's
                 table.add_column(_assembled(pad, _UNBOLD, heads[k], ""), justify="left", no_wrap=True)
             drawn = [_cells(columns[i], widths[i], colour, top, look) for i in range(start, stop)]
@@ -206,10 +208,10 @@ def _cells(column: _Column, column_width: int, colour: str, top: list[float] | N
 
 
 def _heat_cell(digits: str, weight: float, top: float, column_width: int, look: Look) -> Text:
-    """a weight in its shade, with a bar for its share of its row's largest"""
+    """a weight in its shade, with a bar for its share of its row's largest; none for a weight shown as zero"""
     share = _share(weight, top)
     heat, background = _shades(share, look.palette)
-    bar = look.bars[round(share * (len(look.bars) - 1))]
+    bar = " " if not digits.strip("-0.") else look.bars[round(share * (len(look.bars) - 1))]
     return _assembled(" " * (column_width - width_of(digits) - 1 - width_of(bar)), background, f"{digits} {bar}", heat)
 
 

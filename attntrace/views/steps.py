@@ -311,7 +311,19 @@ def _every(t: Trace) -> Step:
         formula = "concat · W_O" + (" + b_o" if p.b_o is not None else "")
         items.append(Block(f"output = {formula}", "output", p.labels, numbered(d.d_out), t.output, (None, "output", None)))
     items.append(_self_check(t))
-    return Step(8, "Step 8 · every input: softmax(Q K^T / s) V", tuple(items))
+    return Step(8, f"Step 8 · every input: {_matrix_form(t)}", tuple(items))
+
+
+def _matrix_form(t: Trace) -> str:
+    """step 8's formula as this problem computes it: softmax(Q K^T) V unscaled, softmax(Q K^T / √d_k) V scaled, or
+    divided by the problem's own number, with ALiBi's bias and the soft cap"""
+    p = t.problem
+    turned = "'" if p.rope is not None else ""
+    scaled = "" if t.divisor == 1.0 else " / √d_k" if p.scale is True else f" / {t.divisor:g}"
+    logits = f"Q{turned} K{turned}^T{scaled}" + (" + bias" if p.alibi else "")
+    if p.softcap is not None:
+        logits = f"{p.softcap:g} · tanh(({logits}) / {p.softcap:g})"
+    return f"softmax({logits}) V"
 
 
 def _self_check(t: Trace) -> Note:
@@ -322,9 +334,9 @@ def _self_check(t: Trace) -> Note:
     carried = "" if t.decimals is None else \
         f" with rounding carried at {t.decimals} decimal{'s' * (t.decimals != 1)}"
     if c.ok:
-        text = f"check: softmax(Q K^T / s) V{carried} equals the row-by-row outputs{which} (within 1e-9)"
+        text = f"check: {_matrix_form(t)}{carried} equals the row-by-row outputs{which} (within 1e-9)"
     else:
-        text = f"check FAILED: softmax(Q K^T / s) V{carried} differs from the row-by-row outputs by {c.max_abs_diff:.3e}"
+        text = f"check FAILED: {_matrix_form(t)}{carried} differs from the row-by-row outputs by {c.max_abs_diff:.3e}"
     if t.decimals is not None and c.from_exact is not None:
         text += (f"; carrying the rounding moved the output at most {c.from_exact:.{t.decimals + 2}f} "
                  "from the unrounded one")
@@ -365,7 +377,7 @@ def who_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] =
     as keys nor as rows (unless the trace is of that one input), and the weights stay as the model gave them"""
     from attntrace.model import who
 
-    labels, keys = t.problem.labels, t.problem.key_labels
+    labels, keys = _shown_labels(t)
     shown = [(j, r) for j, r in enumerate(t.rows) if t.query is not None or r not in leave_out]
     width = max(text_width(labels[r]) for _, r in shown)
     aside = _aside(keys, leave_out)
@@ -387,13 +399,13 @@ def layer_summary_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[i
     columns; tokens in leave_out (from 0) are not listed, and the mean weight matrix is shown whole"""
     from attntrace.model import who
 
-    labels, keys = t.problem.labels, t.problem.key_labels
+    labels, keys = _shown_labels(t)
     mean, favourites = who.layer_mean(t, top, leave_out)
     shown = [(j, r) for j, r in enumerate(t.rows) if r not in leave_out]
     width = max(text_width(labels[r]) for _, r in shown)
     aside = _aside(keys, leave_out)
     items: list[Block | Note] = [
-        Block(f"mean weight over the {len(t.heads)} heads", "weights", t.row_labels, keys, mean.weights)
+        Block(f"mean weight over the {len(t.heads)} heads", "weights", t.row_labels, t.problem.key_labels, mean.weights)
     ]
     if aside:
         items.append(Note(aside[0]))
@@ -406,6 +418,13 @@ def layer_summary_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[i
         per_head = " ".join(f"{a + 1}:{padded(keys[fav], favourite[a])}" for a, fav in enumerate(favourites[:, j]))
         items.append(Note(f"{padded(labels[r], width)} → {pairs}{tail}  | top per head: {per_head}".rstrip()))
     return [Step(0, heading, tuple(items))]
+
+
+def _shown_labels(t: Trace) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """the tokens and keys as shown, for lines that pad them into columns: padding measures what is shown"""
+    from attntrace.render.escape import visible
+
+    return tuple(map(visible, t.problem.labels)), tuple(map(visible, t.problem.key_labels))
 
 
 def _slots(keys: tuple[str, ...], best: np.ndarray, shown: list[tuple[int, int]]) -> list[int]:

@@ -47,3 +47,37 @@ def lines(parts: list[str], columns: int, gap: str = "  ") -> list[str]:
             out.append(part)
     return out
 
+
+def fits(text: str, columns: int) -> bool:
+    """whether text takes at most columns on screen; measured only when its UTF-8 length is more (a character takes
+    at most as many columns as its bytes, so a label need not bring in rich to be measured)"""
+    return len(text.encode("utf-8", "surrogatepass")) <= columns or width(text) <= columns
+
+
+def wrapped(text: str, columns: int, indent: str = "") -> list[str]:
+    """text broken at spaces into lines of at most columns on screen, each after the first after indent; a word too
+    long for a line of its own is broken where the line ends"""
+    if fits(text, columns):
+        return [text]
+    out: list[str] = []
+    body = text.lstrip(" ")
+    line = text[:len(text) - len(body)]  # the line being filled, from its indent
+    used = len(line)  # its width
+    for word in body.split(" "):
+        size = width(word)
+        if line.strip() and used + 1 + size <= columns:
+            line, used = f"{line} {word}", used + 1 + size
+            continue
+        if line.strip():
+            out.append(line)
+            line, used = indent, width(indent)
+        while used + size > columns and used + 1 < columns:  # a word longer than a line: as much as fits
+            head = cut(word, columns - used, "")
+            if not head:
+                break
+            out.append(line + head)
+            word = word[len(head):]
+            line, used, size = indent, width(indent), width(word)
+        line, used = line + word, used + size
+    out.append(line)
+    return [piece.rstrip() for piece in out]
