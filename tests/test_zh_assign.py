@@ -43,9 +43,10 @@ def test_a_chinese_worksheet_says_what_to_do_in_chinese_and_keeps_what_check_rea
     en = printed(attntrace, sample, "--format", fmt)
     mark = "# " if fmt == "markdown" else ""
     assert zh.startswith(f"{mark}Worksheet: decoder self-attention with a causal mask · 练习单\n\nName: ________________\n")
-    assert ("为每个输入计算自注意力。将每个中间结果四舍五入到 2 位小数，并把舍入后的值带入下一步；将得分除以 sqrt(d_k)。"
-            "掩码：") in zh
-    assert "把你的姓名写在 Name: 之后" in zh
+    unwrapped = "".join(zh.split())  # plain text breaks long lines at 80 columns
+    assert ("为每个输入计算自注意力。将每个中间结果四舍五入到2位小数，并把舍入后的值带入下一步；将得分除以sqrt(d_k)。"
+            "掩码：") in unwrapped
+    assert "把你的姓名写在Name:之后" in unwrapped
     english = next(line for line in en.splitlines() if line.startswith(MACHINE))
     assert english in zh.splitlines()  # the sentence check reads, word for word
     assert "练习单" not in en and "Name: ________________" in en
