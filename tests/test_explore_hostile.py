@@ -490,3 +490,16 @@ def test_in_a_real_terminal_a_long_paste_in_a_prompt_then_q_never_fails(tmp_path
     assert t.ended() == 0
     assert "Traceback" not in t.screen()
     assert json.loads((tmp_path / "12345678").read_text(encoding="utf-8"))["tokens"] == ["I", "love", "cats", "."]
+
+
+def test_a_click_beside_a_prompt_cancels_it_and_a_click_on_its_question_does_not():
+    async def script(pilot, app):
+        await press(pilot, "w")
+        await pilot.click("#dialog", offset=(3, 2))  # on the question
+        await pilot.pause()
+        assert isinstance(app.screen, Prompt)
+        await pilot.click(offset=(0, 0))
+        await settled(pilot, lambda: not isinstance(app.screen, Prompt))
+        assert not isinstance(app.screen, Prompt) and app.return_code is None
+
+    drive(script)

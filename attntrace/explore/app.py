@@ -700,8 +700,8 @@ class Dialog(ModalScreen[R]):
         """a paste (a terminal that marks pastes) while the box is on top"""
 
     def on_click(self, event: events.Click) -> None:
-        """a click outside the box's line answers nothing"""
-        if not isinstance(event.widget, Input):
+        """a click beside the box answers nothing, as Esc does"""
+        if event.widget is self:
             self.app.call_later(self.answer, None)
 
 
