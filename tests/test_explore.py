@@ -85,7 +85,10 @@ def unwrapped(text: str) -> str:
 
 
 def status(app: Explorer) -> list[str]:
-    return [line.strip() for line in screen_lines(app)[-2:]]
+    """the status line and the message line, each as one line, however many rows it wraps onto"""
+    rows, said = app.screen_stack[0].status_rows
+    lines = [line.strip() for line in screen_lines(app)[-(rows + said):]]
+    return [" · ".join(lines[:rows]), " ".join(lines[rows:])]
 
 
 def page(run_output: str, heading: str, count: int) -> list[str]:
@@ -666,20 +669,34 @@ def box_text(app: Explorer) -> str:
     return unwrapped(re.sub("[▀▁▂▃▄▅▆▇█]", " ", " ".join(boxed(app))))
 
 
-def test_on_a_narrow_screen_the_status_is_one_row_and_the_message_row_stays(tmp_path):
+def test_on_a_narrow_screen_the_status_and_the_message_wrap_onto_two_rows_each(tmp_path):
     async def script(pilot, app):
         first, message = status(app)
-        assert first.startswith("input 1/3 (x1) · head 1/1 · precision 4") and first.endswith("…")
+        assert first == "input 1/3 (x1) · head 1/1 · precision 4 · scale none · masks none · T 1"  # on two rows
+        assert app.screen.status_rows == (2, 1)
         assert message == "cell [1, 1] of X · ? keys · q quit"
         await press(pilot, "h")
         assert status(app)[1] == "cell [1, 1] of X · ! this problem has one head"
         await press(pilot, "x")
-        assert status(app)[1].startswith(f"wrote {str(tmp_path)[:30]}")
+        said = "".join(screen_lines(app)[-2:]).replace(" ", "")  # a long path goes on over the next row
+        assert said.endswith(f"wrote{tmp_path / 'attntrace-step1.svg'}")
         await press(pilot, "right", "right", "right", "e")  # a score is computed: the message takes the whole row
-        assert status(app)[1].startswith("! score(1, j) = q1 · k_j is computed; edit X or the weigh")
-        assert all(len(line) <= 58 for line in status(app))
+        assert status(app)[1] == ("! score(1, j) = q1 · k_j is computed; edit X or the weights (steps 1 and 2) and "
+                                  "watch it change")
+        assert all(len(line.rstrip()) <= 59 for line in screen_lines(app)[-4:])
 
     drive(script, size=NARROW, folder=tmp_path)
+
+
+def test_on_a_low_screen_the_status_and_the_message_keep_to_a_row_each():
+    async def script(pilot, app):
+        first, message = status(app)
+        assert app.screen.status_rows == (1, 1)
+        assert first.startswith("input 1/3 (x1) · head 1/1 · precision 4") and first.endswith("…")
+        await press(pilot, "right", "right", "right", "e")
+        assert status(app)[1].startswith("! score(1, j) = q1 · k_j is computed;") and status(app)[1].endswith("…")
+
+    drive(script, size=(60, 12))
 
 
 def test_on_a_narrow_screen_the_panel_goes_below_the_main_pane_and_wraps_the_arithmetic():

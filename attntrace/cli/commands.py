@@ -848,7 +848,8 @@ def explore(file: FileArg = None,
     problem = _problem(file, env, **matrices, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads,
                        padding=padding)
     stem = "attntrace" if file is None or file == "-" else Path(file).stem
-    _explore(problem, precision, carry_rounding, input_, ascii_, stem, origin(file, matrices))
+    _explore(problem, precision, carry_rounding, input_, ascii_, stem, origin(file, matrices),
+             opened=None if file is None or file == "-" else Path(file))
 
 
 def _need_terminal(env: Environment, instead: str) -> None:
@@ -858,8 +859,9 @@ def _need_terminal(env: Environment, instead: str) -> None:
 
 
 def _explore(problem: Any, precision: int, carry_rounding: bool, input_: Optional[int], ascii_: bool, stem: str,
-             where: str, whose: Optional[str] = None) -> None:
-    """the explorer on a problem (a file's, or a model's head: whose says which), until it quits"""
+             where: str, whose: Optional[str] = None, opened: Optional[Path] = None) -> None:
+    """the explorer on a problem (a file's, or a model's head: whose says which), until it quits; opened: the file,
+    which w overwrites only once asked"""
     from attntrace.explore.state import Session
     from attntrace.model.problem import problem_error
     from attntrace.render.table import Look
@@ -872,7 +874,7 @@ def _explore(problem: Any, precision: int, carry_rounding: bool, input_: Optiona
         raise problem_error(where, e) from None
     from attntrace.explore.app import explore as run_explorer  # Textual, only once there is a terminal to run in
 
-    code = run_explorer(session, look=Look(ascii_), stem=stem)
+    code = run_explorer(session, look=Look(ascii_), stem=stem, opened=opened)
     if code:
         raise typer.Exit(code)
 

@@ -5,15 +5,17 @@ change, and the screen is drawn again from it."""
 from __future__ import annotations
 
 import gc
+import os
 import re
 import sys
 import time
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from rich.cells import cell_len
+from rich.cells import cell_len, chop_cells, set_cell_size
 from rich.console import Group
 from rich.style import Style
 from rich.table import Table
@@ -34,6 +36,7 @@ from attntrace.cli.terminal import ExitStatus
 from attntrace.errors import AttntraceError
 from attntrace.explore.drawing import SELECTED, CellKey, Drawer, Finish, Part, Stop, go_on, highlighted, watched
 from attntrace.explore.state import STEPS, Cell, Session, typed
+from attntrace.files.paths import kind
 from attntrace.render.escape import visible
 from attntrace.render.table import Look
 
@@ -64,6 +67,10 @@ SIDE_TEXT = SIDE_WIDTH - 5  # its text: less its edge, its padding and a scroll 
 MAIN_LEAST = 40  # the fewest columns the main pane's tables keep beside the panel; on a narrower screen it goes below
 BUSY = 0.5  # seconds drawing ahead waits after a key, unless the screen is drawn sooner
 SWITCH = 0.0005  # seconds a thread holds the interpreter while another waits: a key is read at once while drawing ahead
+STATUS_ROWS = 2  # the rows the status line, and the message line, each wrap onto at most (one on a low screen)
+LOW = 16  # a screen with fewer rows than this keeps the status and the message to a row each
+STEM = 80  # the most characters of the problem file's name the names of the files x and w write start with
+R = TypeVar("R")
 
 
 class Explorer(App[None]):
@@ -79,8 +86,8 @@ class Explorer(App[None]):
              scrollbar-gutter: stable; }}
     #panes.below #side {{ width: 1fr; border-left: none; border-top: solid $panel-lighten-2; }}
     #side.open {{ display: block; }}
-    #status {{ height: 2; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }}
-    Prompt, Keys {{ align: center middle; }}
+    #status {{ height: auto; padding: 0 1; background: $panel; text-wrap: nowrap; text-overflow: ellipsis; }}
+    Dialog {{ align: center middle; }}
     #dialog {{ width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 1 2; border: thick $accent;
                background: $surface; overflow-y: auto; }}
     #dialog > Static {{ width: 100%; }}
@@ -89,15 +96,29 @@ class Explorer(App[None]):
     BINDINGS = [Binding("ctrl+c", "interrupt", show=False, priority=True)]
 
     def __init__(self, session: Session, *, look: Look = Look(), folder: Path | None = None,
-                 stem: str = "attntrace", draw_ahead: bool = True) -> None:
+                 stem: str = "attntrace", draw_ahead: bool = True, opened: Path | None = None) -> None:
+        """folder: where x and w write (default: the current folder); opened: the problem file, never overwritten
+        without asking"""
         super().__init__()
         self.switch = sys.getswitchinterval()  # as it was before the explorer
         self.draw_ahead = draw_ahead  # draw the other steps in a thread while the reader reads
         self.busy_until = 0.0  # drawing ahead waits until then: a key is being answered
         self.session = session
         self.look = look
-        self.folder = Path.cwd() if folder is None else folder
-        self.stem = re.sub(r"[^\w.-]+", "-", stem).strip("-.") or "attntrace"  # a file name's start, whatever the file
+        self.folder = folder
+        self.opened = opened
+        self.stem = re.sub(r"[^\w.-]+", "-", stem)[:STEM].strip("-.") or "attntrace"  # a file name's start, whatever
+        # the file
+
+    def here(self) -> Path:
+        """the folder x and w write to: the one given, else the current one, which may have been removed meanwhile"""
+        if self.folder is not None:
+            return self.folder
+        try:
+            return Path.cwd()
+        except OSError:
+            raise AttntraceError("the current folder no longer exists; give w a full path, or quit and start again "
+                                 "in another folder") from None
 
     def get_default_screen(self) -> Screen[Any]:
         return TraceScreen()
@@ -108,6 +129,14 @@ class Explorer(App[None]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, (events.Key, events.MouseDown)):
             self.busy_until = time.monotonic() + BUSY
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded and isinstance(self.screen, Dialog):
+            dialog = self.screen
+            if isinstance(event, events.Paste):
+                await dialog.pasted(event.text)
+                return
+            if not _app_wide(self, event.key):
+                await dialog.typed(event)
+                return
         await super().on_event(event)
 
     def on_mount(self) -> None:
@@ -130,10 +159,18 @@ def kept() -> None:
     gc.freeze()
 
 
+def first(*bindings: Binding) -> list[Binding | tuple[str, str] | tuple[str, str, str]]:
+    """the bindings, each answered as the app reads its key, before the next key is read. Textual hands a key to the
+    widget focused when the key is read but looks its binding up only once the key is handled, on the screen then on
+    top: a key that opens a prompt would leave the keys typed right after it (a paste, a burst over a slow link) to
+    the screen below, where they are lost"""
+    return [replace(binding, priority=True) for binding in bindings]
+
+
 class TraceScreen(Screen[None]):
     """the steps, the current step's tables, the side panel and the status line; every key of the contract"""
 
-    BINDINGS = [
+    BINDINGS = first(
         Binding("right,n", "step(1)", "next step"),
         Binding("left,p", "step(-1)", "previous step"),
         Binding("down", "input(1)", "next input"),
@@ -165,7 +202,7 @@ class TraceScreen(Screen[None]):
         Binding("pageup", "scroll(-1)", show=False),
         Binding("pagedown", "scroll(1)", show=False),
         Binding("ctrl+c", "app.interrupt", show=False),
-    ]
+    )
 
     AUTO_FOCUS = None
 
@@ -178,6 +215,7 @@ class TraceScreen(Screen[None]):
         self.side: tuple[object, ...] = ()  # what the side panel shows
         self.again: Key | None = None  # the last key that changed the session, likely pressed again
         self.steps = Text()  # what the list of steps shows
+        self.status_rows = (0, 0)  # the rows the status and the message take
         self.drawer = Drawer(self.explorer.look)
 
     @property
@@ -224,7 +262,9 @@ class TraceScreen(Screen[None]):
         if side != self.side:
             self.side = side
             self.query_one("#side", StepView).show(self._side(s, side_width), side_width, None)
-        self.query_one("#status", Static).update(self._status(), layout=False)
+        status, rows = self._status()
+        self.query_one("#status", Static).update(status, layout=sum(rows) != sum(self.status_rows))
+        self.status_rows = rows
         self.drawn += 1
         self.call_after_refresh(self.explorer.idle)
         if self.explorer.draw_ahead and (parts, width, side) != self.drawn_ahead:
@@ -236,18 +276,18 @@ class TraceScreen(Screen[None]):
         step, changed = watched(pause, lambda: (s.current(), s.changed()))
         return self.drawer.step(step, s.precision, width, changed, pause, near)
 
-    def _status(self) -> Text:
-        """the status line and the message line, a row each, cut with … to the screen's width; on the message line the
-        selected cell's words give way to the message: they are cut first, and left out when little of them is left"""
+    def _status(self) -> tuple[Text, tuple[int, int]]:
+        """the status line and the message line, each wrapped to the screen's width onto STATUS_ROWS rows at most (a
+        row on a low screen), the last cut with … should more be left; the status wraps between its parts. On the
+        message line the selected cell's words give way to the message when both do not fit. With the rows each
+        takes"""
         s, width = self.session, max(1, self.size.width - 2)
-        room = width - cell_len(self.message) - 3
-        cell = Text(s.cell_words())
-        cell.truncate(room, overflow="ellipsis")
-        message = f"{cell} · {self.message}" if room >= 12 else self.message
-        rows = [Text(row) for row in (s.status(), message)]
-        for row in rows:
-            row.truncate(width, overflow="ellipsis")
-        return Text("\n").join(rows)
+        most = 1 if self.size.height < LOW else STATUS_ROWS
+        message = visible(self.message).split(" ")
+        together = _wrapped([*visible(s.cell_words()).split(" "), "·", *message], " ", width)
+        rows = _cut(_wrapped([visible(part) for part in s.status_parts()], " · ", width), width, most)
+        said = _cut(together if len(together) <= most else _wrapped(message, " ", width), width, most)
+        return Text("\n".join(rows + said)), (len(rows), len(said))
 
     @staticmethod
     def _side_key(s: Session, width: int) -> tuple[object, ...]:
@@ -443,16 +483,25 @@ class TraceScreen(Screen[None]):
     def action_quit(self) -> None:
         self.app.exit(return_code=ExitStatus.SUCCESS)
 
-    def action_keys(self) -> None:
-        self.app.push_screen(Keys())
+    async def action_keys(self) -> None:
+        await self.ask(Keys())
+
+    async def ask(self, dialog: Dialog[R], answered: Callable[[R | None], Awaitable[None]] | None = None) -> None:
+        """open a dialog on top before the next key is read: the keys typed right after the one that opened it go to
+        it; its answer is taken before the key after the one that gave it"""
+        dialog.then = answered
+        await self.app.push_screen(dialog)
+        dialog.focus_box()
+
+    async def say(self, error: AttntraceError) -> None:
+        await self.act(lambda: f"! {error}")
 
     async def action_edit(self) -> None:
         s = self.session
         try:
             _, block = s.editable()
         except AttntraceError as e:
-            refused = f"! {e}"
-            await self.act(lambda: refused)
+            await self.say(e)
             return
         c = s.cell
         assert c is not None
@@ -463,35 +512,56 @@ class TraceScreen(Screen[None]):
             if text is not None:
                 await self.act(lambda: s.edit(text))
 
-        self.app.push_screen(Prompt(question, placeholder=typed(value)), answered)
+        await self.ask(Prompt(question, placeholder=typed(value)), answered)
 
     async def action_picture(self) -> None:
         explorer = self.explorer
 
         def save() -> str:
-            path = _free(explorer.folder, f"{explorer.stem}-step{self.session.step}", ".svg")
-            write_files({path: explorer.export_screenshot(title=self.session.problem.name or "attntrace")})
+            path = _free(explorer.here(), f"{explorer.stem}-step{self.session.step}", ".svg")
+            picture = explorer.export_screenshot(title=visible(self.session.problem.name or "attntrace"))
+            _named(path, lambda: write_files({path: picture}))
             return f"wrote {path}"
 
         await self.act(save)
 
     async def action_write(self) -> None:
+        """ask for a file name, then write the problem as edited; a file that exists (the problem opened, say) is
+        overwritten only once y says so"""
         explorer = self.explorer
-        default = _free(explorer.folder, f"{explorer.stem}-edited", ".json")
+        try:
+            folder = explorer.here()
+        except AttntraceError as e:
+            await self.say(e)
+            return
+
+        def write(target: Path) -> str:
+            _named(target, lambda: write_files({target: self.session.problem_text()}))
+            return f"wrote {target}; trace it with attntrace run {target}"
+
+        async def confirmed(target: Path, yes: bool | None) -> None:
+            if yes:
+                await self.act(lambda: write(target))
+            else:
+                await self.act(lambda: f"kept {target} as it was; w again writes to another file")
 
         async def answered(text: str | None) -> None:
-            if text is not None:
-                path = Path(text.strip()).expanduser()
-                target = path if path.is_absolute() else explorer.folder / path
+            if text is None:
+                return
+            try:
+                target, exists = _target(text, folder, explorer.opened)
+            except AttntraceError as e:
+                await self.say(e)
+                return
+            if exists is None:
+                await self.act(lambda: write(target))
+            else:
+                await self.ask(Confirm(f"{target} {exists}. Overwrite it with the problem as edited? y overwrites it; "
+                                       "any other key keeps it."), lambda yes: confirmed(target, yes))
 
-                def write() -> str:
-                    write_files({target: self.session.problem_text()})
-                    return f"wrote {target}; trace it with attntrace run {target}"
-
-                await self.act(write)
-
-        self.app.push_screen(Prompt("Write the problem, as edited, to this file (Enter; Esc cancels):", str(default)),
-                             answered)
+        default = _free(folder, f"{explorer.stem}-edited", ".json")
+        await self.ask(Prompt(f"Write the problem, as edited, to this file in {folder} (Enter; Esc cancels):",
+                              default.name), answered)
 
     async def on_click(self, event: events.Click) -> None:
         """a click on a cell selects it; a click on a step opens it"""
@@ -598,10 +668,62 @@ class StepView(ScrollView):
         return strip
 
 
-class Prompt(ModalScreen[str | None]):
-    """one line to type: a new number, or a file name"""
+class Dialog(ModalScreen[R]):
+    """a box on top, answered once, whose keys the app hands it one by one as it reads them (see Explorer.on_event).
 
-    BINDINGS = [Binding("escape", "cancel", show=False)]
+    Textual gives a key to the widget focused when the key is read, and runs the key's binding once the key has gone
+    back up to the app, behind the keys read meanwhile: in one burst (a paste, keys a slow link held back), a box
+    would put in 4.5 before deleting with the Backspace typed first, and the keys typed after Enter would go to the
+    closed box. Here each key acts, and an answer is taken and the box closed, before the next key is read."""
+
+    answered = False
+    then: Callable[[R | None], Awaitable[None]] | None = None  # what takes the answer
+
+    async def answer(self, result: R | None) -> None:
+        """close the box and give its answer, once: a key typed right after the one that answered cannot again"""
+        if self.answered or not self.is_current:  # answered, or the app is ending
+            return
+        self.answered = True
+        await self.app.pop_screen()
+        if self.then is not None:
+            await self.then(result)
+
+    def focus_box(self) -> None:
+        """the box to type in, if any, shows its cursor"""
+        for box in self.query(Answer):
+            self.set_focus(box)
+
+    async def typed(self, event: events.Key) -> None:
+        """a key read while the box is on top"""
+
+    async def pasted(self, text: str) -> None:
+        """a paste (a terminal that marks pastes) while the box is on top"""
+
+    def on_click(self, event: events.Click) -> None:
+        """a click beside the box answers nothing, as Esc does"""
+        if event.widget is self:
+            self.app.call_later(self.answer, None)
+
+
+class Answer(Input):
+    """a line to type, where a control or bidi character, typed or pasted, is shown as its escape and never obeyed"""
+
+    def insert_text_at_cursor(self, text: str) -> None:
+        super().insert_text_at_cursor(visible(text))
+
+    def replace(self, text: str, start: int, end: int) -> None:
+        super().replace(visible(text), start, end)
+
+    def put(self, text: str) -> None:
+        """text typed or pasted: in place of what is selected (the name offered, at first), or at the cursor"""
+        if self.selection.is_empty:
+            self.insert_text_at_cursor(text)
+        else:
+            self.replace(text, *self.selection)
+
+
+class Prompt(Dialog[str]):
+    """one line to type: a new number, or a file name; Enter gives it, Esc gives nothing"""
 
     def __init__(self, question: str, value: str = "", placeholder: str = "") -> None:
         super().__init__()
@@ -609,17 +731,45 @@ class Prompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            yield Static(Text(self.question))
-            yield Input(self.value, placeholder=self.placeholder, id="answer")
+            yield Static(Text(visible(self.question)))
+            yield Answer(visible(self.value), placeholder=visible(self.placeholder), id="answer")
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value if event.value.strip() else None)
+    async def typed(self, event: events.Key) -> None:
+        box = self.query_one(Answer)
+        if event.key == "enter":
+            await self.answer(box.value if box.value.strip() else None)
+        elif event.key == "escape":
+            await self.answer(None)
+        elif event.is_printable:
+            assert event.character is not None
+            box.put(event.character)
+        else:  # Backspace, Delete, the arrows, Home, End, Ctrl-U...: as the box's own bindings say
+            bound = self.active_bindings.get(event.key)
+            if bound is not None and bound.node is box and bound.enabled:
+                await self.app.run_action(bound.binding.action, box)
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    async def pasted(self, text: str) -> None:
+        lines = text.splitlines()
+        if lines:
+            self.query_one(Answer).put(lines[0])
 
 
-class Keys(ModalScreen[None]):
+class Confirm(Dialog[bool]):
+    """a question that y answers yes and any other key no"""
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Static(Text(visible(self.question)))
+
+    async def typed(self, event: events.Key) -> None:
+        await self.answer(event.key == "y")
+
+
+class Keys(Dialog[None]):
     """the keys and what they do; any key closes it, but for the arrows and PgUp PgDn when the list is longer than the
     screen: they scroll it"""
 
@@ -634,33 +784,107 @@ class Keys(ModalScreen[None]):
         with Vertical(id="dialog"):
             yield Static(Group(Text("attntrace explore: the keys", style="bold underline"), Text(""), table))
 
-    def on_key(self, event: events.Key) -> None:
-        if event.key == "ctrl+c":
-            return
-        event.stop()
+    async def typed(self, event: events.Key) -> None:
         dialog = self.query_one("#dialog")
         if event.key in self.SCROLLS and dialog.max_scroll_y > 0:
             lines, pages = self.SCROLLS[event.key]
             step = dialog.scrollable_content_region.height if pages else 1
             dialog.scroll_to(y=dialog.scroll_y + lines * step, animate=False)
         else:
-            self.dismiss(None)
+            await self.answer(None)
 
     def on_click(self, event: events.Click) -> None:
-        self.dismiss(None)
+        self.app.call_later(self.answer, None)
+
+
+def _app_wide(app: App[Any], key: str) -> bool:
+    """whether key is one the app answers on every screen (Ctrl-C)"""
+    return any(binding.priority and binding.key == key
+               for binding in Binding.make_bindings([*app.BINDINGS, *App.BINDINGS]))
+
+
+def _wrapped(pieces: list[str], between: str, width: int) -> list[str]:
+    """the pieces joined by between onto rows of at most width cells, a row broken between two pieces; a piece wider
+    than a row (a long path) goes on from where the row is, on as many rows as it needs"""
+    rows: list[str] = []
+    for piece in pieces:
+        if rows and (cell_len(rows[-1] + between + piece) <= width or cell_len(piece) > width):
+            rows[-1:] = chop_cells(rows[-1] + between + piece, width)
+        else:
+            rows.extend(chop_cells(piece, width) or [""])
+    return rows
+
+
+def _cut(rows: list[str], width: int, most: int) -> list[str]:
+    """at most most rows, the last ending with … when some were left out"""
+    if len(rows) <= most:
+        return rows
+    last = rows[most - 1]
+    return [*rows[:most - 1], (set_cell_size(last, width - 1) if cell_len(last) >= width else last + " ") + "…"]
+
+
+def _target(text: str, folder: Path, opened: Path | None) -> tuple[Path, str | None]:
+    """the file w writes for the name typed (relative to folder), and, when it exists, what to say of it before it is
+    overwritten (it may be the problem file opened); a name that cannot be written is one clear error"""
+    name = text.strip()
+    try:
+        path = Path(name).expanduser()
+    except RuntimeError:  # no home folder for ~ (HOME unset, and no such user)
+        raise AttntraceError(f"{name.split('/')[0]} names no home folder here (is HOME set?); give the file's full "
+                             "path") from None
+    target = path if path.is_absolute() else folder / path
+    found = _named(target, lambda: kind(target))
+    if found == "directory":
+        raise AttntraceError(f"{_short(target)}: is a folder; give a file name")
+    if found == "other":
+        raise AttntraceError(f"{_short(target)}: is a device or a pipe, not a file; give a file name")
+    if found == "missing":
+        if _named(target.parent, lambda: kind(target.parent)) != "directory":
+            raise AttntraceError(f"{_short(target.parent)}: no such folder; create it, or give another folder")
+        return target, None
+    if not _named(target, lambda: os.stat(target).st_mode) & 0o222:  # even for root, whom os.access lets write
+        raise AttntraceError(f"{_short(target)}: is read-only; give another name")
+    if opened is not None and _same(target, opened):
+        return target, "is the problem file this explorer opened"
+    return target, "exists"
+
+
+def _named(path: Path, look: Callable[[], R]) -> R:
+    """look at (or write) path; an error names it shortened, so that the reason fits on the message line"""
+    try:
+        return look()
+    except AttntraceError as e:
+        raise AttntraceError(str(e).replace(str(path), str(_short(path))), e.exit_code) from None
+    except (OSError, ValueError) as e:
+        raise AttntraceError(f"{_short(path)}: cannot write it: {getattr(e, 'strerror', None) or e}") from None
+
+
+def _short(path: Path, most: int = 60) -> str:
+    """a long path shown by its start and its end"""
+    text = str(path)
+    return text if len(text) <= most else f"{text[:most // 2 - 1]}…{text[-(most // 2):]}"
+
+
+def _same(path: Path, other: Path) -> bool:
+    """whether two paths are the same file (a link, a hard link or another spelling of it)"""
+    try:
+        return os.path.samefile(path, other)
+    except (OSError, ValueError):
+        return False
 
 
 def _free(folder: Path, stem: str, suffix: str) -> Path:
-    """folder/stem.suffix, or with -2, -3, ... when that file exists"""
+    """folder/stem.suffix, or with -2, -3, ... when that name is taken: by a file, a folder or a link, even a broken
+    one or a loop (os.path.lexists looks at the name alone, and never fails)"""
     path, count = folder / f"{stem}{suffix}", 1
-    while path.exists():
+    while os.path.lexists(path):
         count += 1
         path = folder / f"{stem}-{count}{suffix}"
     return path
 
 
-def explore(session: Session, *, look: Look = Look(), stem: str = "attntrace") -> int:
+def explore(session: Session, *, look: Look = Look(), stem: str = "attntrace", opened: Path | None = None) -> int:
     """run the explorer in this terminal until q (0) or Ctrl-C (130)"""
-    app = Explorer(session, look=look, stem=stem)
+    app = Explorer(session, look=look, stem=stem, opened=opened)
     app.run()
     return app.return_code or 0

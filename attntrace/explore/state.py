@@ -409,6 +409,10 @@ class Session:
 
     def status(self) -> str:
         """input i, head a, precision, scale, masks, temperature, edits: one line"""
+        return " · ".join(self.status_parts())
+
+    def status_parts(self) -> list[str]:
+        """the status line's parts, each kept whole on a row when the line wraps"""
         p, d = self.problem, self.problem.dims
         carried = ", carried" if self.carry else ""
         head = self.whose if self.whose is not None and d.heads == 1 else f"head {self.head + 1}/{d.heads}"
@@ -417,7 +421,7 @@ class Session:
                  f"T {self.temperature:g}"]
         if self.history:
             parts.append(f"{len(self.history)} change{'s' * (len(self.history) != 1)} (u undoes)")
-        return " · ".join(parts)
+        return parts
 
     def cell_words(self) -> str:
         """the selected cell: "cell [2, 3] of K = X · W_K", rows and columns from 1"""
