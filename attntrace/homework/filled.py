@@ -488,7 +488,7 @@ def _plain_rows(lines: list[str], i: int, table: _Table, origin: str) -> list[li
                 got = _norm(lines[i])[:40] if i < len(lines) else _("the end of the file")
                 raise SheetError(_('{row} is missing (found "{found}"); keep the line of column labels and every row, '
                                    "in order, with its label").format(row=table.at(origin, label), found=got))
-            cells = _cells_after(lines[i], label) or []
+            cells = _apart(_cells_after(lines[i], label) or [], stop - start)
             if len(cells) < stop - start:  # a blank erased: each number is in the column whose label it ends under
                 cells = _aligned(header, lines[i], label, b.cols[start:stop]) or cells
             out[k].extend(_counted(cells, stop - start, table, label, origin))
@@ -551,9 +551,7 @@ def _label(found: str, label: str, table: _Table, origin: str) -> None:
 def _counted(cells: list[str], width: int, table: _Table, label: str, origin: str) -> list[str]:
     """a cell deleted or split in two would shift every later cell into the wrong column; a sign typed apart from its
     number ("- 0.76" in a plain table) is one cell when that makes the count right"""
-    if len(cells) < width:
-        apart = [piece for cell in cells for piece in SEPARATED.split(cell) if piece.strip()]
-        cells = apart if len(apart) == width else cells
+    cells = _apart(cells, width)
     if len(cells) > width:
         signed = _signs_joined(cells)
         cells = signed if len(signed) == width else cells
@@ -562,6 +560,15 @@ def _counted(cells: list[str], width: int, table: _Table, label: str, origin: st
             row=table.at(origin, label), cells=said(ngettext("{n} cell", "{n} cells", len(cells))),
             columns=said(ngettext("{n} column", "{n} columns", width)), fix=_(FIX_COUNT)))
     return cells
+
+
+def _apart(cells: list[str], width: int) -> list[str]:
+    """cells typed with a Chinese comma (、 or ，) between them and no space, split there when that makes the count
+    right; each keeps its comma, which _cell reads past and the note names"""
+    if len(cells) >= width:
+        return cells
+    apart = [piece for cell in cells for piece in SEPARATED.split(cell) if piece.strip()]
+    return apart if len(apart) == width else cells
 
 
 def _signs_joined(cells: list[str]) -> list[str]:
