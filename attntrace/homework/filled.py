@@ -15,10 +15,14 @@ from decimal import Decimal
 
 import numpy as np
 
+from attntrace import language
 from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.files.csvfile import SEPARATORS, WIDE
 from attntrace.homework.report import number as number_text
+from attntrace.homework.said import Said, joined, ngettext, said
 from attntrace.homework.sheet import MAX_PRECISION, Key, Sheet, SheetError
 from attntrace.homework.worksheet import intro
+from attntrace.language import N_, _
 from attntrace.model import intermediates
 from attntrace.model.engine import trace
 from attntrace.model.maths import round_half_up
@@ -29,10 +33,9 @@ from attntrace.render.layout import FEWEST_HIDDEN, MAX_SHOWN, shown
 from attntrace.views.page import Block
 from attntrace.views.steps import worksheet_steps
 from attntrace.views.text import width as text_width
-from attntrace.words import plural
 
-MARKDOWN = re.compile(r"\s*#+\s*Worksheet:")  # the first line of a markdown worksheet; a plain one has no #
-NAME = re.compile(r"\s*\**\s*Name\s*:\s*\**\s*(.*?)\s*", re.IGNORECASE)  # the student's name line ("**Name:** Li Wei" too)
+MARKDOWN = re.compile(r"\s*#+\s*(?:Worksheet|练习单)\s*[:：]")  # a markdown worksheet's first line; a plain one has no #
+NAME = re.compile(r"\s*\**\s*(?:Name|姓名)\s*:\s*\**\s*(.*?)\s*", re.IGNORECASE)  # "**Name:** Li Wei", "姓名：李明" too
 ASKS = re.compile(r"Compute self-attention for (?:every input|input (\d+) only)")
 ROUNDS = re.compile(r"Round every intermediate to (\d+) decimals?")
 SCALING = re.compile(r"into the next step; (.+?)\.(?:\s|$)")  # the end of the same sentence: how the scores are scaled
@@ -46,12 +49,12 @@ TYPED = {**dict.fromkeys(map(ord, "\u2212\u2012\u2013\ufe63\uff0d"), "-"),  # mi
          ord("\u3002"): "."}  # and the full stop a Chinese input method types for a decimal point: -0。07
 MASKED = ("-inf", "-∞", "masked", "x", "—")
 BLANK = ("", "?", "-", "n/a", "na")  # after TYPED, so an en dash is a blank too
-CHECKED = {"weighted": "w(i, j) · v_j", "concat": "the heads' outputs side by side"}  # read and checked, never marked
+CHECKED = {"weighted": "w(i, j) · v_j", "concat": N_("the heads' outputs side by side")}  # read and checked, never marked
 CLOSE = 0.8  # how alike an edited heading and a worksheet title must be to be read as it
-COMMAS = "decimal commas read as decimal points"
-PERCENTS = "percentages read as fractions (31% as 0.31)"
+COMMAS = N_("decimal commas read as decimal points")
+PERCENTS = N_("percentages read as fractions (31% as 0.31)")
 UNREAD_SHOWN = 5  # cells that are not numbers named one by one; past that, a count
-FIX_COUNT = "leave a blank cell as ____ and keep one cell per column"
+FIX_COUNT = N_("leave a blank cell as ____ and keep one cell per column")
 
 
 @dataclass
@@ -63,10 +66,10 @@ class _Answers:
     truth: dict[Key, np.ndarray]
     precision: int
     first: dict[tuple[Key, int, int], tuple[str, str]] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Said] = field(default_factory=list)
     commas: bool = False
     percents: bool = False
-    unread: list[str] = field(default_factory=list)  # cells that are not numbers, said where and what
+    unread: list[Said] = field(default_factory=list)  # cells that are not numbers, said where and what
 
 
 @dataclass(frozen=True)
@@ -77,35 +80,46 @@ class _Table:
     title: str  # "Step 3 · Q = X · W_Q", as printed without its shape
 
     def at(self, origin: str, row: str | None = None, col: str | None = None) -> str:
-        where = f'{origin}: "{self.title}"'
-        return where + (f", row {row}" if row is not None else "") + (f", column {col}" if col is not None else "")
+        """where in the sheet, for an error: the file, the table, and its row or cell"""
+        return f"{origin}: {said(self.place(row, col))}"
+
+    def place(self, row: str | None = None, col: str | None = None) -> Said:
+        """the table, or one of its rows or cells, for a note"""
+        if row is None:
+            return Said('"{title}"', title=self.title)
+        if col is None:
+            return Said(N_('"{title}", row {row}'), title=self.title, row=row)
+        return Said(N_('"{title}", row {row}, column {column}'), title=self.title, row=row, column=col)
 
 
 def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
     """the answers in a worksheet; blank cells are NaN, cells written as masked -inf"""
     if problem is None:
-        raise SheetError(f"{origin}: a worksheet is read against its problem; give the problem file too: "
-                         f"attntrace check {origin} PROBLEM.json")
+        raise SheetError(_("{sheet}: a worksheet is read against its problem; give the problem file too: attntrace check "
+                           "{sheet} PROBLEM.json").format(sheet=origin))
     lines, flat = text.lstrip("\ufeff").splitlines(), " ".join(text.split())
     query, precision = _settings(flat, origin)
     try:
         t = trace(problem, query=query, decimals=precision)
     except AttntraceError as e:
         reason = e.as_option("--input") if isinstance(e, OutOfRange) else str(e)
-        raise SheetError(f"{origin}: this worksheet does not fit the problem: {reason}") from None
+        raise SheetError(_("{sheet}: this worksheet does not fit the problem: {reason}").format(sheet=origin,
+                                                                                               reason=reason)) from None
     _same_instructions(t, precision, flat, origin)
     blocks = [_Table(_printed(item), _norm(step.prefix + item.title)) for step in worksheet_steps(t) for item in step.items
               if isinstance(item, Block)]
+    numbered = [step.number for step in worksheet_steps(t) for item in step.items if isinstance(item, Block)]
     tables = [table for table in blocks if table.block.answer is not None
               and (table.block.answer[1] in intermediates.KEYS or table.block.answer[1] in CHECKED)]
     marked = [table for table in tables if _marked(table)]
     truth = {key: _values(t, key) for key in _keys(marked)}
     answers = _Answers(origin, {key: np.full(values.shape, np.nan) for key, values in truth.items()}, truth, precision)
-    found = _titles(lines)
+    found = _titles(lines, _aliases(t, [table.title for table in blocks]))
     markdown = any(MARKDOWN.match(line) for line in lines)
     answers.notes.extend(_retitle(lines, found, [table.title for table in blocks], {table.title for table in tables}, markdown))
     read = 0
     checked = []
+    wide: set[str] = set()
     for table in tables:
         places = found.get(table.title)
         if not places:
@@ -113,6 +127,7 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
         read += 1
         _fits(table, origin)
         rows = _rows(lines, places.pop(0), markdown, table, origin)
+        wide.update(ch for row in rows for cell in row for ch in cell if ch in TYPED_WIDE)
         if _marked(table):
             _keep(answers, table, rows)
         else:
@@ -121,16 +136,48 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
         _check(answers, table, rows)
     for title in dict.fromkeys(table.title for table in tables):  # a title left over: a table retitled as another
         if found.get(title):
-            answers.notes.append(f'the title "{title}" appears {plural(len(found[title]) + 1, "time")}; the first '
-                                 "table under it is read, the others are not")
-    given = [table for table in blocks if table.block.answer is None and table.title.startswith(("Step 1 ", "Step 2 "))]
+            answers.notes.append(Said(N_('the title "{title}" appears {times}; the first table under it is read, the '
+                                         "others are not"), title=title,
+                                      times=ngettext("{n} time", "{n} times", len(found[title]) + 1)))
+    given = [table for table, number in zip(blocks, numbered) if table.block.answer is None and number in (1, 2)]
     answers.notes.extend(_same_problem(given, lines, found, markdown, precision, origin))
     if not read:
-        raise SheetError(f"{origin}: none of the worksheet's tables was found (such as \"{tables[0].title}\"); is this "
-                         "the worksheet of this problem, printed with the same --heads, --scale and --mask options?")
-    notes = ([COMMAS] if answers.commas else []) + ([PERCENTS] if answers.percents else []) + _unread_notes(answers)
+        raise SheetError(_('{sheet}: none of the worksheet\'s tables was found (such as "{title}"); is this the '
+                           "worksheet of this problem, printed with the same --heads, --scale and --mask options?").format(
+            sheet=origin, title=tables[0].title))
+    notes = ([Said(COMMAS)] if answers.commas else []) + ([Said(PERCENTS)] if answers.percents else [])
+    notes = _wide_note(wide) + notes + _unread_notes(answers)
     notes += answers.notes
     return Sheet(origin, answers.cells, query=query, precision=precision, student=_student(lines), notes=tuple(notes))
+
+
+TYPED_WIDE = {**{c: WIDE[c][1] for c in WIDE if c not in "−－。"}, "、": SEPARATORS["、"], "，": SEPARATORS["，"]}
+SEPARATED = re.compile(r"(?<=[、，])")  # numbers typed one after another with a Chinese comma between them
+
+
+def _wide_note(seen: set[str]) -> list[Said]:
+    """one note naming the full-width forms a Chinese input method typed in the cells, read as their ASCII ones
+    (a minus sign and 。 for a decimal point are read without a note, as any minus sign is)"""
+    forms = list(dict.fromkeys(Said(TYPED_WIDE[c]) for c in TYPED_WIDE if c in seen))
+    if not forms:
+        return []
+    return [Said(N_("read as typed by a Chinese input method: {forms}"), forms=joined(forms, N_("{first}, {second}")))]
+
+
+def _aliases(t: Trace, titles: list[str]) -> dict[str, str]:
+    """each table's title as a worksheet printed in another language prints it, to the title in this one: a
+    worksheet is read whatever the language it was printed in"""
+    chosen, out = language.current(), {}
+    try:
+        for other in language.LANGUAGES:
+            if other != chosen:
+                language.use(other)
+                printed = [_norm(step.prefix + item.title) for step in worksheet_steps(t) for item in step.items
+                           if isinstance(item, Block)]
+                out.update({alias: title for alias, title in zip(printed, titles) if alias != title})
+    finally:
+        language.use(chosen)
+    return out
 
 
 def _student(lines: list[str]) -> str | None:
@@ -146,7 +193,7 @@ def _student(lines: list[str]) -> str | None:
 
 
 def _same_problem(given: list[_Table], lines: list[str], found: dict[str, list[int]], markdown: bool, precision: int,
-                  origin: str) -> list[str]:
+                  origin: str) -> list[Said]:
     """the problem's own tables (X and the weights, steps 1 and 2) as the worksheet prints them, against the problem:
     a worksheet of another problem (over half the cells of one of these tables differ) is refused, a number or two
     copied wrong is noted"""
@@ -173,11 +220,15 @@ def _same_problem(given: list[_Table], lines: list[str], found: dict[str, list[i
     if not differ:
         return []
     title, row, col, text, value = differ[0]
-    where = f'"{title}", row {row}, column {col} reads {text} where the problem has {number_text(value, precision)}'
+    where = Said(N_('"{title}", row {row}, column {column} reads {written} where the problem has {value}'), title=title,
+                 row=row, column=col, written=text, value=number_text(value, precision))
     if other:
-        raise SheetError(f"{origin}: this worksheet is not of this problem: {where} (and {plural(len(differ) - 1, 'more cell')}"
-                         "); check it against the problem it was printed from")
-    return [f"{where}{f' (and {len(differ) - 1} more)' if len(differ) > 1 else ''}; it is marked against the problem"]
+        raise SheetError(_("{sheet}: this worksheet is not of this problem: {where} (and {more}); check it against the "
+                           "problem it was printed from").format(
+            sheet=origin, where=said(where), more=said(ngettext("{n} more cell", "{n} more cells", len(differ) - 1))))
+    if len(differ) > 1:
+        where = Said(N_("{where} (and {n} more)"), where=where, n=len(differ) - 1)
+    return [Said(N_("{where}; it is marked against the problem"), where=where)]
 
 
 def _shown_cut(table: _Table) -> bool:
@@ -191,12 +242,12 @@ def _number(text: str) -> float | None:
     return float(cell.replace(",", ".")) if NUMBER.fullmatch(cell) else None
 
 
-def _unread_notes(answers: _Answers) -> list[str]:
+def _unread_notes(answers: _Answers) -> list[Said]:
     """a note for each cell that is not a number (the first few, then how many more): each is marked as not answered"""
-    shown = [f"{what}; it is marked as not answered" for what in answers.unread[:UNREAD_SHOWN]]
+    shown = [Said(N_("{what}; it is marked as not answered"), what=what) for what in answers.unread[:UNREAD_SHOWN]]
     more = len(answers.unread) - UNREAD_SHOWN
-    return shown + ([f"{plural(more, 'more cell')} that {'is' if more == 1 else 'are'} not a number, "
-                     "marked as not answered"] if more > 0 else [])
+    return shown + ([ngettext("{n} more cell that is not a number, marked as not answered",
+                              "{n} more cells that are not a number, marked as not answered", more)] if more > 0 else [])
 
 
 def _printed(b: Block) -> Block:
@@ -208,11 +259,13 @@ def _settings(flat: str, origin: str) -> tuple[int | None, int]:
     """the input asked for and the rounding, from the worksheet's first paragraph"""
     asks, rounds = ASKS.search(flat), ROUNDS.search(flat)
     if asks is None or rounds is None:
-        raise SheetError(f'{origin}: this does not look like an attntrace worksheet (no "Compute self-attention for ... '
-                         'Round every intermediate to N decimals" paragraph); fill in what attntrace worksheet printed')
+        raise SheetError(_('{sheet}: this does not look like an attntrace worksheet (no "Compute self-attention for ... '
+                           'Round every intermediate to N decimals" paragraph); fill in what attntrace worksheet '
+                           "printed").format(sheet=origin))
     precision = int(rounds[1])
     if precision > MAX_PRECISION:
-        raise SheetError(f"{origin}: the worksheet rounds to {precision} decimals; at most {MAX_PRECISION} can be checked")
+        raise SheetError(_("{sheet}: the worksheet rounds to {precision} decimals; at most {most} can be checked").format(
+            sheet=origin, precision=precision, most=MAX_PRECISION))
     return (int(asks[1]) if asks[1] else None), precision
 
 
@@ -221,15 +274,18 @@ def _same_instructions(t: Trace, precision: int, flat: str, origin: str) -> None
     mine = " ".join(intro(t, precision, False, False).split())
     theirs, ours = SCALING.search(flat), SCALING.search(mine)
     if theirs is not None and ours is not None and theirs[1] != ours[1]:
-        raise SheetError(f'{origin}: the worksheet says "{theirs[1]}" but the problem it is checked against says "{ours[1]}"; '
-                         "give the worksheet's problem file, with the --scale or --scale-by it was printed with")
+        raise SheetError(_('{sheet}: the worksheet says "{theirs}" but the problem it is checked against says "{ours}"; '
+                           "give the worksheet's problem file, with the --scale or --scale-by it was printed with").format(
+            sheet=origin, theirs=theirs[1], ours=ours[1]))
     for pattern in SETTINGS:
-        said, meant = pattern.search(flat), pattern.search(mine)
-        if theirs is not None and (said and said[1]) != (meant and meant[1]):
-            what = f'says "{said[0].strip()}"' if said else "names no " + pattern.pattern.split(":")[0].lower()
-            wanted = f'"{meant[0].strip()}"' if meant else "none"
-            raise SheetError(f"{origin}: the worksheet {what} but the problem it is checked against has {wanted}; give "
-                             "the worksheet's problem file, with the --mask or --heads it was printed with")
+        found, meant = pattern.search(flat), pattern.search(mine)
+        if theirs is not None and (found and found[1]) != (meant and meant[1]):
+            what = (_('says "{sentence}"').format(sentence=found[0].strip()) if found else
+                    _("names no mask") if pattern is SETTINGS[0] else _("names no heads"))
+            wanted = f'"{meant[0].strip()}"' if meant else _("none")
+            raise SheetError(_("{sheet}: the worksheet {what} but the problem it is checked against has {wanted}; give "
+                               "the worksheet's problem file, with the --mask or --heads it was printed with").format(
+                sheet=origin, what=what, wanted=wanted))
 
 
 def _keys(tables: list[_Table]) -> list[Key]:
@@ -268,12 +324,14 @@ def _title(line: str) -> str:
     return _norm(SHAPE.sub("", _norm(text)))
 
 
-def _titles(lines: list[str]) -> dict[str, list[int]]:
-    """each line's index under its title form, in order: a title printed twice is read in order"""
+def _titles(lines: list[str], aliases: dict[str, str]) -> dict[str, list[int]]:
+    """each line's index under its title form (in this language, when printed in another), in order: a title printed
+    twice is read in order"""
     out: dict[str, list[int]] = {}
     for i, line in enumerate(lines):
         if line.strip():
-            out.setdefault(_title(line), []).append(i)
+            title = _title(line)
+            out.setdefault(aliases.get(title, title), []).append(i)
     return out
 
 
@@ -283,10 +341,10 @@ def _heading(line: str, markdown: bool) -> bool:
     return SHAPE.search(text) is not None or (markdown and text.startswith("**"))  # a plain row may be labelled **
 
 
-def _retitle(lines: list[str], found: dict[str, list[int]], titles: list[str], read: set[str], markdown: bool) -> list[str]:
+def _retitle(lines: list[str], found: dict[str, list[int]], titles: list[str], read: set[str], markdown: bool) -> list[Said]:
     """a heading edited by hand is read as the closest title not found as printed, so its table is not lost silently"""
     missing = [title for title in dict.fromkeys(titles) if title not in found]
-    notes: list[str] = []
+    notes: list[Said] = []
     for i, line in enumerate(lines):
         heading = _title(line)
         if not _heading(line, markdown) or heading in titles:
@@ -295,9 +353,11 @@ def _retitle(lines: list[str], found: dict[str, list[int]], titles: list[str], r
         if match is not None:
             missing.remove(match)
             found[match] = [i]
-            notes.extend([f'read the table titled "{heading}" as "{match}"'] if match in read else [])
+            notes.extend([Said(N_('read the table titled "{heading}" as "{title}"'), heading=heading, title=match)]
+                         if match in read else [])
         elif _has_numbers(lines, i):
-            notes.append(f'the table titled "{heading}" is none of the worksheet\'s tables; its numbers were not read')
+            notes.append(Said(N_('the table titled "{heading}" is none of the worksheet\'s tables; its numbers were not '
+                                 "read"), heading=heading))
     return notes
 
 
@@ -329,9 +389,9 @@ def _fits(table: _Table, origin: str) -> None:
     """the renderers hide the middle of a big matrix, and a hidden cell cannot be filled in"""
     b = table.block
     if _shown_cut(table):
-        raise SheetError(f"{table.at(origin)} has {len(b.rows)} x {len(b.cols)} cells, more than a worksheet shows "
-                         f"({MAX_SHOWN + FEWEST_HIDDEN - 1} a side); answer such a problem with a JSON sheet "
-                         "(worksheet --format json)")
+        raise SheetError(_("{table} has {rows} x {columns} cells, more than a worksheet shows ({most} a side); answer "
+                           "such a problem with a JSON sheet (worksheet --format json)").format(
+            table=table.at(origin), rows=len(b.rows), columns=len(b.cols), most=MAX_SHOWN + FEWEST_HIDDEN - 1))
 
 
 def _rows(lines: list[str], at: int, markdown: bool, table: _Table, origin: str) -> list[list[str]]:
@@ -357,7 +417,8 @@ def _markdown_rows(lines: list[str], i: int, table: _Table, origin: str) -> list
         i += 1
     labels = table.block.rows
     if not found:
-        raise SheetError(f"{table.at(origin)}: no table under the title; keep the pipe table attntrace printed")
+        raise SheetError(_("{table}: no table under the title; keep the pipe table attntrace printed").format(
+            table=table.at(origin)))
     if len(found) > 1 and RULE.fullmatch(found[1].strip()):
         body = found[2:]
     else:  # no rule: the header too may be gone
@@ -365,13 +426,14 @@ def _markdown_rows(lines: list[str], i: int, table: _Table, origin: str) -> list
     out = []
     for k, label in enumerate(labels):
         if k >= len(body):
-            raise SheetError(f"{table.at(origin, label)} is missing; the table has {len(body)} of its {len(labels)} rows")
+            raise SheetError(_("{row} is missing; the table has {found} of its {rows} rows").format(
+                row=table.at(origin, label), found=len(body), rows=len(labels)))
         cells = _pipe_cells(body[k])
         _label(cells[0], label, table, origin)
         out.append(_counted(cells[1:], len(table.block.cols), table, label, origin))
     if len(body) > len(labels):
-        raise SheetError(f"{table.at(origin)}: a row too many ({_norm(body[len(labels)])[:40]}); the table has "
-                         f"{len(labels)} rows: {', '.join(labels)}")
+        raise SheetError(_("{table}: a row too many ({row}); the table has {rows} rows: {labels}").format(
+            table=table.at(origin), row=_norm(body[len(labels)])[:40], rows=len(labels), labels=", ".join(labels)))
     return out
 
 
@@ -411,21 +473,22 @@ def _plain_rows(lines: list[str], i: int, table: _Table, origin: str) -> list[li
         i = _skip_blank(lines, i)
         run = COLUMNS.fullmatch(_norm(lines[i])) if i < len(lines) else None
         if run is None and start:
-            raise SheetError(f'{table.at(origin)}: expected "(columns {b.cols[start]} to ...)" before the rest of its '
-                             "columns; keep the lines attntrace printed")
+            raise SheetError(_('{table}: expected "(columns {column} to ...)" before the rest of its columns; keep the '
+                               "lines attntrace printed").format(table=table.at(origin), column=b.cols[start]))
         if run is not None:
             i = _skip_blank(lines, i + 1)
         if i + 1 >= len(lines):
-            raise SheetError(f"{table.at(origin)}: the table ends after its title; keep the column labels and the rows")
+            raise SheetError(_("{table}: the table ends after its title; keep the column labels and the rows").format(
+                table=table.at(origin)))
         stop = len(b.cols) if run is None else _run_stop(b, start, run, _cells_after(lines[i + 1], b.rows[0]), table, origin)
         header = lines[i]
         i += 1  # the column labels
         for k, label in enumerate(b.rows):
             if i >= len(lines) or _cells_after(lines[i], label) is None:
-                got = _norm(lines[i])[:40] if i < len(lines) else "the end of the file"
-                raise SheetError(f'{table.at(origin, label)} is missing (found "{got}"); keep the line of column labels '
-                                 "and every row, in order, with its label")
-            cells = _cells_after(lines[i], label) or []
+                got = _norm(lines[i])[:40] if i < len(lines) else _("the end of the file")
+                raise SheetError(_('{row} is missing (found "{found}"); keep the line of column labels and every row, '
+                                   "in order, with its label").format(row=table.at(origin, label), found=got))
+            cells = _apart(_cells_after(lines[i], label) or [], stop - start)
             if len(cells) < stop - start:  # a blank erased: each number is in the column whose label it ends under
                 cells = _aligned(header, lines[i], label, b.cols[start:stop]) or cells
             out[k].extend(_counted(cells, stop - start, table, label, origin))
@@ -467,11 +530,13 @@ def _cells_after(line: str, label: str) -> list[str] | None:
 def _run_stop(b: Block, start: int, run: re.Match[str], first: list[str] | None, table: _Table, origin: str) -> int:
     """where a run of columns ends: at its last label, or, when labels repeat, where the first row's cells end"""
     if _norm(run[1]) != _norm(b.cols[start]):
-        raise SheetError(f'{table.at(origin)}: "(columns {run[1]} to {run[2]})" should start at column {b.cols[start]}; '
-                         "keep the column runs in the order attntrace printed them")
+        raise SheetError(_('{table}: "(columns {first} to {last})" should start at column {column}; keep the column '
+                           "runs in the order attntrace printed them").format(table=table.at(origin), first=run[1],
+                                                                                last=run[2], column=b.cols[start]))
     stops = [stop for stop in range(start + 1, len(b.cols) + 1) if _norm(b.cols[stop - 1]) == _norm(run[2])]
     if not stops:
-        raise SheetError(f'{table.at(origin)}: "(columns {run[1]} to {run[2]})" names no column of this table')
+        raise SheetError(_('{table}: "(columns {first} to {last})" names no column of this table').format(
+            table=table.at(origin), first=run[1], last=run[2]))
     counted = start + len(first) if first is not None else None
     return counted if counted in stops else stops[0]
 
@@ -479,20 +544,31 @@ def _run_stop(b: Block, start: int, run: re.Match[str], first: list[str] | None,
 def _label(found: str, label: str, table: _Table, origin: str) -> None:
     """rows are matched in order, so a label may repeat; one that differs means a row was moved or lost"""
     if _norm(found) != _norm(label):
-        raise SheetError(f'{table.at(origin, label)}: found a row labelled "{found[:30]}"; keep every row, in order, '
-                         "with its label")
+        raise SheetError(_('{row}: found a row labelled "{found}"; keep every row, in order, with its label').format(
+            row=table.at(origin, label), found=found[:30]))
 
 
 def _counted(cells: list[str], width: int, table: _Table, label: str, origin: str) -> list[str]:
     """a cell deleted or split in two would shift every later cell into the wrong column; a sign typed apart from its
     number ("- 0.76" in a plain table) is one cell when that makes the count right"""
+    cells = _apart(cells, width)
     if len(cells) > width:
-        joined = _signs_joined(cells)
-        cells = joined if len(joined) == width else cells
+        signed = _signs_joined(cells)
+        cells = signed if len(signed) == width else cells
     if len(cells) != width:
-        raise SheetError(f"{table.at(origin, label)} has {plural(len(cells), 'cell')}, the table has {plural(width, 'column')}; "
-                         f"{FIX_COUNT}")
+        raise SheetError(_("{row} has {cells}, the table has {columns}; {fix}").format(
+            row=table.at(origin, label), cells=said(ngettext("{n} cell", "{n} cells", len(cells))),
+            columns=said(ngettext("{n} column", "{n} columns", width)), fix=_(FIX_COUNT)))
     return cells
+
+
+def _apart(cells: list[str], width: int) -> list[str]:
+    """cells typed with a Chinese comma (、 or ，) between them and no space, split there when that makes the count
+    right; each keeps its comma, which _cell reads past and the note names"""
+    if len(cells) >= width:
+        return cells
+    apart = [piece for cell in cells for piece in SEPARATED.split(cell) if piece.strip()]
+    return apart if len(apart) == width else cells
 
 
 def _signs_joined(cells: list[str]) -> list[str]:
@@ -525,17 +601,18 @@ def _keep(answers: _Answers, table: _Table, rows: list[list[str]]) -> None:
                 answers.first[where] = (table.title, _norm(text))
                 matrix[r, c] = value
             elif matrix[r, c] != value:
-                _twice(answers, where, value, _norm(text), f'"{table.title}", row {label}, column {col}')
+                _twice(answers, where, value, _norm(text), table.place(label, col))
 
 
-def _twice(answers: _Answers, where: tuple[Key, int, int], value: float, text: str, place: str) -> None:
+def _twice(answers: _Answers, where: tuple[Key, int, int], value: float, text: str, place: Said) -> None:
     """a cell written twice, differently: the one farther from the true value is kept, so a contradiction is never rewarded"""
     key, r, c = where
     truth, matrix = answers.truth[key][r, c], answers.cells[key]
     if _off(value, truth) > _off(matrix[r, c], truth):
         matrix[r, c] = value
     title, before = answers.first[where]
-    answers.notes.append(f'"{title}" and {place}: written twice, differently: {before} and {text}; the one off is marked')
+    answers.notes.append(Said(N_('"{title}" and {place}: written twice, differently: {before} and {after}; the one off is '
+                                 "marked"), title=title, place=place, before=before, after=text))
 
 
 def _off(value: float, truth: float) -> float:
@@ -561,9 +638,11 @@ def _check(answers: _Answers, table: _Table, rows: list[list[str]]) -> None:
             same |= np.abs(written - own) <= 0.5 * 10.0 ** -places + 1e-9 * (1.0 + np.abs(np.nan_to_num(own)))
     wrong = int((given & ~same).sum())
     if wrong:
-        cells = "1 cell that differs" if wrong == 1 else f"{wrong} cells that differ"
-        answers.notes.append(f'the table "{table.title}" has {cells} from {CHECKED[b.answer[1]]}; '
-                             "it is not marked, but check it")
+        answers.notes.append(ngettext('the table "{title}" has {n} cell that differs from {what}; it is not marked, '
+                                      "but check it",
+                                      'the table "{title}" has {n} cells that differ from {what}; it is not marked, '
+                                      "but check it", wrong, n=wrong, title=table.title,
+                                      what=Said(CHECKED[b.answer[1]])))
 
 
 def _own(answers: _Answers, b: Block) -> np.ndarray | None:
@@ -603,12 +682,12 @@ def _value(text: str, answers: _Answers, table: _Table, label: str, col: str) ->
         return float("-inf")
     percent = cell.endswith("%")
     number = cell[:-1].rstrip() if percent else cell
-    where = f'"{table.title}", row {label}, column {col}'
+    where = table.place(label, col)
     if not NUMBER.fullmatch(number):
-        return _unread(answers, f'{where}: "{text[:30]}" is not a number')
+        return _unread(answers, Said(N_('{where}: "{text}" is not a number'), where=where, text=text[:30]))
     value = _percent(number.replace(",", ".")) if percent else float(number.replace(",", "."))
     if not math.isfinite(value):
-        return _unread(answers, f'{where}: "{text[:30]}" is too large for a number')
+        return _unread(answers, Said(N_('{where}: "{text}" is too large for a number'), where=where, text=text[:30]))
     answers.commas = answers.commas or "," in number
     answers.percents = answers.percents or percent
     return value
@@ -624,11 +703,11 @@ def _percent(number: str) -> float:
 
 def _cell(text: str) -> str:
     """a cell as read: NFKC, any minus sign as "-", and no space between a sign and its number"""
-    cell = _norm(unicodedata.normalize("NFKC", text)).translate(TYPED)
+    cell = _norm(unicodedata.normalize("NFKC", text.rstrip("、，"))).translate(TYPED)
     return SIGN_APART.sub(r"\1", cell)
 
 
-def _unread(answers: _Answers, what: str) -> float:
+def _unread(answers: _Answers, what: Said) -> float:
     """a cell that cannot be read: not answered (NaN), and said in a note, so the rest of the sheet is still marked"""
     answers.unread.append(what)
     return float("nan")

@@ -7,17 +7,20 @@ from decimal import Decimal
 
 import numpy as np
 
+from attntrace.homework.said import Said, joined, ngettext
+from attntrace.homework.said import said as in_language
 from attntrace.homework.sheet import Key, Sheet, SheetError
 from attntrace.homework.worksheet import asked
+from attntrace.language import N_, _
 from attntrace.model import intermediates
 from attntrace.model.engine import trace
 from attntrace.model.maths import round_half_up
 from attntrace.model.problem import Problem, dims
 from attntrace.model.trace import Trace
-from attntrace.words import plural
 
 EXACT_FROM = 9  # a cell written with this many decimals or more is exact work, judged to within 1e-9
 RIGHT, WRONG, CONSEQUENCE, NOT_ANSWERED = "right", "wrong", "consequence", "not answered"
+VERDICTS = {RIGHT: N_("right"), WRONG: N_("wrong"), CONSEQUENCE: N_("consequence"), NOT_ANSWERED: N_("not answered")}
 
 
 @dataclass(frozen=True)
@@ -167,16 +170,18 @@ class Marker:
 
         n = dims(self.problem).n
         if sheet.query is not None and not 1 <= sheet.query <= n:
-            raise SheetError(f"{sheet.origin}: query {sheet.query} is out of range; this problem has inputs 1 to {n}")
+            raise SheetError(_("{sheet}: query {query} is out of range; this problem has inputs 1 to {n}").format(
+                sheet=sheet.origin, query=sheet.query, n=n))
         t = self.traced(sheet.query)
         notes = list(sheet.notes)
         if sheet.problem is not None and self.problem.name is not None and sheet.problem != self.problem.name:
-            notes.append(f'the sheet answers the problem "{sheet.problem}", and is marked against "{self.problem.name}"')
+            notes.append(Said(N_('the sheet answers the problem "{answered}", and is marked against "{problem}"'),
+                              answered=sheet.problem, problem=self.problem.name))
         given = _given(sheet, t, notes, self.origin)
         precision, source = _precision(sheet, rule)
         if "final" in rule.points and (None, "output") not in given:
-            notes.append("points for the final output do not apply: with one head and no W_O it is the head's output, "
-                         "which the points for output count")
+            notes.append(Said(N_("points for the final output do not apply: with one head and no W_O it is the head's "
+                                 "output, which the points for output count")))
         work = Work(self, t, _asking(t, given, notes), precision, rule)
         own = None if rule.tolerance or rule.precision is None else _precision(sheet, replace(rule, precision=None))[0]
         work.written = own
@@ -192,10 +197,13 @@ class Marker:
             scores = sheet.cells.get((head, "scores"))
             if key == "scaled" and (head, key) not in given and scores is not None and not np.array_equal(
                     values, scores, equal_nan=True):
-                report.notes.append(f"this problem divides the scores by {t.divisor:g} and masks none, so the scaled scores "
-                                    "are the scores; "
-                                    f"those written{'' if head is None or len(t.heads) == 1 else f' for head {head}'} "
-                                    "differ and are not marked")
+                report.notes.append(
+                    Said(N_("this problem divides the scores by {divisor} and masks none, so the scaled scores are the "
+                            "scores; those written differ and are not marked"), divisor=f"{t.divisor:g}")
+                    if head is None or len(t.heads) == 1 else
+                    Said(N_("this problem divides the scores by {divisor} and masks none, so the scaled scores are the "
+                            "scores; those written for head {head} differ and are not marked"),
+                         divisor=f"{t.divisor:g}", head=head))
         return report
 
 
@@ -205,9 +213,9 @@ class Marker:
         again = self.mark(sheet, replace(rule, precision=own))
         if again.diagnosis is None:
             return
-        rounding = (f"the numbers were also rounded to {plural(own, 'decimal')}, not the {report.precision} "
-                    "--precision asks for")
-        report.diagnosis = f"{again.diagnosis}; {rounding}"
+        rounding = Said(N_("the numbers were also rounded to {places}, not the {precision} --precision asks for"),
+                        places=ngettext("{n} decimal", "{n} decimals", own), precision=report.precision)
+        report.diagnosis = Said(N_("{mistake}; {rounding}"), mistake=again.diagnosis, rounding=rounding)
         report.mistakes = tuple(dict.fromkeys((*again.mistakes, "rounded to fewer decimals")))
 
 
@@ -218,8 +226,8 @@ def _asking(t: Trace, given: dict[Key, np.ndarray], notes: list[str]) -> dict[Ke
     for key, g in given.items():
         if masked_cells(t, key).all():
             if (np.isfinite(g) & (g != 0 if key[1] == "weights" else True)).any():
-                notes.append(f"every cell of the {item_name(t, key)} is masked, so it asks for nothing; the numbers "
-                             "written there are not marked")
+                notes.append(Said(N_("every cell of the {name} is masked, so it asks for nothing; the numbers written "
+                                     "there are not marked"), name=item_name(t, key)))
             out[key] = np.full(g.shape, np.nan)
     return out
 
@@ -251,8 +259,9 @@ def _one_output(head: np.ndarray | None, final: np.ndarray, t: Trace, notes: lis
         truth = t.heads[0].output
         worse = np.where(np.abs(final - truth) > np.abs(head - truth), final, head)
         i, j = np.argwhere(both)[0]
-        notes.append(f"the output is written twice, differently ({cell_name(t, (1, 'output'), int(i), int(j))}: "
-                     f"{head[i, j]:g} and {final[i, j]:g}); the one further from the answer is marked")
+        notes.append(Said(N_("the output is written twice, differently ({cell}: {first} and {second}); the one further "
+                             "from the answer is marked"), cell=cell_name(t, (1, "output"), int(i), int(j)),
+                          first=f"{head[i, j]:g}", second=f"{final[i, j]:g}"))
         head = np.where(both, worse, head)
     return np.where(np.isnan(head), final, head)
 
@@ -262,10 +271,11 @@ def _given(sheet: Sheet, t: Trace, notes: list[str], problem: str) -> dict[Key, 
     keys = asked(t)
     heads = len(t.heads)
     cells = dict(sheet.cells)
-    for head in {h for h, _ in cells if h is not None} | set(sheet.heads):
+    for head in {h for h, _key in cells if h is not None} | set(sheet.heads):
         if head > heads:
-            raise SheetError(f"{sheet.origin}: the sheet gives head {head}, but the problem has "
-                             f"{heads} head{'s' * (heads != 1)}")
+            raise SheetError(in_language(ngettext("{sheet}: the sheet gives head {head}, but the problem has {n} head",
+                                                  "{sheet}: the sheet gives head {head}, but the problem has {n} heads",
+                                                  heads, sheet=sheet.origin, head=head)))
     if (None, "output") not in keys and (None, "output") in cells:  # one head, no W_O: the final output is the head's
         cells[(1, "output")] = _one_output(cells.get((1, "output")), cells.pop((None, "output")), t, notes)
     _same_shapes(sheet, t, cells, problem)
@@ -309,14 +319,32 @@ def _same_shapes(sheet: Sheet, t: Trace, cells: dict[Key, np.ndarray], problem: 
     differ = [size for size in fits if fits[size] != ours[size]]
     if len(fits) < len(sizes) or not differ or len(wrong) == 1 and len(differ) == 1:  # the tables disagree, or one is
         raise SheetError(f"{sheet.origin}: {_shape_error(t, head, key, got, want)}")  # one size off: a slip in it
-    where = "output" if head is None else f"head {head} {key}" if len(t.heads) > 1 else key
-    said = ", ".join(NAMES[size](fits[size]) for size in NAMES if size in fits)
-    raise SheetError(f"{sheet.origin}: this sheet answers another problem ({said}): its {where} is {got[0]} x {got[1]}, "
-                     f"where {problem} asks for {want[0]} x {want[1]}; check it against the problem it answers")
+    where = _table(t, head, key)
+    said = joined([_size(size, fits[size]) for size in ("n", "m", "d_k", "d_v", "d_out") if size in fits],
+                  N_("{first}, {second}"))
+    raise SheetError(_("{sheet}: this sheet answers another problem ({sizes}): its {table} is {rows} x {columns}, where "
+                       "{problem} asks for {want_rows} x {want_columns}; check it against the problem it answers").format(
+        sheet=sheet.origin, sizes=in_language(said), table=where, rows=got[0], columns=got[1], problem=problem,
+        want_rows=want[0], want_columns=want[1]))
 
 
-NAMES = {"n": lambda n: plural(n, "input"), "m": lambda m: plural(m, "key"), "d_k": lambda d: f"d_k = {d}",
-         "d_v": lambda d: f"d_v = {d}", "d_out": lambda d: f"an output {d} wide"}  # another problem's sizes, in words
+def _size(size: str, count: int) -> Said:
+    """another problem's size, in words"""
+    if size == "n":
+        return ngettext("{n} input", "{n} inputs", count)
+    if size == "m":
+        return ngettext("{n} key", "{n} keys", count)
+    if size == "d_out":
+        return Said(N_("an output {n} wide"), n=count)
+    return Said("{size} = {n}", size=size, n=count)
+
+
+def _table(t: Trace, head: int | None, key: str) -> str:
+    """a table of a sheet by its keys: output, scaled, or head 2 scaled"""
+    return "output" if head is None else _("head {head} {key}").format(head=head, key=key) if len(t.heads) > 1 else key
+
+
+ROWS = {"n": N_("one per input"), "m": N_("one per key")}  # what a table's rows or columns count, in words
 
 
 def _expected(t: Trace, head: int | None, key: str) -> np.ndarray:
@@ -324,13 +352,17 @@ def _expected(t: Trace, head: int | None, key: str) -> np.ndarray:
 
 
 def _shape_error(t: Trace, head: int | None, key: str, got: tuple[int, ...], want: tuple[int, ...]) -> str:
-    where = "output" if head is None else f"head {head} {key}" if len(t.heads) > 1 else key
-    rows = f"the input answered (query {t.query})" if t.query is not None and key not in ("k", "v") else \
-        "one per key" if key in ("k", "v") else "one per input"
-    cols = {"q": "d_k", "k": "d_k", "v": "d_v", "output": "d_v" if head is not None else "d_out"}.get(key, "one per key")
+    where = _table(t, head, key)
+    rows = _("the input answered (query {query})").format(query=t.query) if t.query is not None and key not in (
+        "k", "v") else _(ROWS["m"]) if key in ("k", "v") else _(ROWS["n"])
+    cols = {"q": "d_k", "k": "d_k", "v": "d_v", "output": "d_v" if head is not None else "d_out"}.get(key) or _(ROWS["m"])
     if got[0] != want[0]:
-        return f"{where} has {got[0]} row{'s' * (got[0] != 1)}, expected {want[0]}: {rows}"
-    return f"{where} has {got[1]} column{'s' * (got[1] != 1)}, expected {want[1]}: {cols}"
+        return in_language(ngettext("{table} has {n} row, expected {expected}: {rows}",
+                                    "{table} has {n} rows, expected {expected}: {rows}", got[0], n=got[0], table=where,
+                                    expected=want[0], rows=rows))
+    return in_language(ngettext("{table} has {n} column, expected {expected}: {columns}",
+                                "{table} has {n} columns, expected {expected}: {columns}", got[1], n=got[1],
+                                table=where, expected=want[1], columns=cols))
 
 
 @dataclass
@@ -426,15 +458,19 @@ class Work:
         item.given = int((written & ~masked_cell).sum())
         item.asked = int((~masked_cell).sum())
         if not np.isfinite(g).any():
-            item.note = f"none of its {plural(item.asked, 'cell')} written"
+            item.note = Said(N_("none of its {cells} written"), cells=ngettext("{n} cell", "{n} cells", item.asked))
             return item
         places = self.places[key]
         right = self.right(g, expected, key, places) | (masked_cell & ~np.isfinite(g))
         if step == "scaled" and (later := self.masked_at_softmax(head)).any():
             right |= later
-            item.note = (f"{plural(int(later.sum()), 'masked cell')} hold{'s' * (int(later.sum()) == 1)} the score before "
-                         "the mask, and your weights there are 0: you masked at the softmax, which is fine; the "
-                         "worksheet writes -inf in a masked cell, or leaves it blank")
+            count = int(later.sum())
+            item.note = Said(N_("{n} masked cell holds the score before the mask, and your weight there is 0: you masked "
+                                "at the softmax, which is fine; the worksheet writes -inf in a masked cell, or leaves it "
+                                "blank") if count == 1 else
+                             N_("{n} masked cells hold the score before the mask, and your weights there are 0: you "
+                                "masked at the softmax, which is fine; the worksheet writes -inf in a masked cell, or "
+                                "leaves it blank"), n=count)
         redo = self.redo(key)
         follows = np.zeros(g.shape, dtype=bool)
         if redo is not None:
@@ -449,12 +485,13 @@ class Work:
                         follows |= close(g, values, bound, places)
         blank = ~written
         direct = [k for k in depends(self.t, key) if self.verdicts.get(k) in (WRONG, CONSEQUENCE)]
-        own = "your own " + " and ".join(dict.fromkeys(
-            step_name(self.t, k[1]) if key[0] is not None else "head outputs" for k in direct or self.mistaken(key)))
+        own = Said(N_("your own {steps}"), steps=joined(list(dict.fromkeys(
+            step_name(self.t, k[1]) if key[0] is not None else Said(N_("head outputs"))
+            for k in direct or self.mistaken(key))), N_("{first} and {second}")))
         if (right | blank).all():
             item.verdict = RIGHT
         elif (right | follows | blank).all():
-            item.verdict, item.note = CONSEQUENCE, "follows from " + own
+            item.verdict, item.note = CONSEQUENCE, Said(N_("follows from {own}"), own=own)
         else:
             item.verdict = WRONG
             shown, basis = self.shown(key, places), ""
@@ -465,7 +502,7 @@ class Work:
                     at = (places == p) & np.isfinite(shown)
                     if p < EXACT_FROM:
                         shown[at] = round_half_up(shown[at], int(p))
-                item.note = f"the other cells follow from {own}"
+                item.note = Said(N_("the other cells follow from {own}"), own=own)
             carried = None if basis or self.rule.tolerance else self.carried(key, self.precision)
             quoted = np.maximum(decimals(g), 0) if self.rule.tolerance else places  # within a tolerance: as written
             written_at = None if self.written is None else np.maximum(decimals(g), self.written)
@@ -476,8 +513,9 @@ class Work:
             item.written = int(written.sum())
         missing = item.asked - item.given
         if missing and item.verdict != NOT_ANSWERED:
-            extra = f"{missing} of {plural(item.asked, 'cell')} not written"
-            item.note = f"{item.note}; {extra}" if item.note else extra
+            extra = Said(N_("{missing} of {cells} not written"), missing=missing,
+                         cells=ngettext("{n} cell", "{n} cells", item.asked))
+            item.note = Said(N_("{first}; {second}"), first=item.note, second=extra) if item.note else extra
         return item
 
     def mistaken(self, key: Key) -> list[Key]:
@@ -561,31 +599,36 @@ def masked(t: Trace, scaled: np.ndarray) -> np.ndarray:
     return scaled if t.allowed is None else np.where(t.allowed, scaled, -np.inf)
 
 
-def item_name(t: Trace, key: Key) -> str:
+def item_name(t: Trace, key: Key) -> Said:
     head, step = key
     if head is None:
-        return "final output" + (" (concat · W_O)" if t.problem.w_o is not None else " (concat)")
-    return (f"head {head} · " if len(t.heads) > 1 else "") + step_name(t, step)
+        return Said(N_("final output (concat · W_O)") if t.problem.w_o is not None else N_("final output (concat)"))
+    return Said(N_("head {head} · {name}"), head=head, name=step_name(t, step)) if len(t.heads) > 1 else step_name(t, step)
 
 
-def step_name(t: Trace, step: str) -> str:
-    """an intermediate's name in words; the scaled scores of a problem that masks but does not scale are the masked
-    scores, as its worksheet calls them"""
+STEP_NAMES = {"q": "Q", "k": "K", "v": "V", "q_rotated": N_("Q turned by position"), "k_rotated": N_("K turned by position"),
+              "scores": N_("scores"), "scaled": N_("scaled scores"), "weights": N_("weights"), "output": N_("output")}
+
+
+def step_name(t: Trace, step: str) -> Said:
+    """an intermediate's name in words (intermediates.NAME); the scaled scores of a problem that masks but does not
+    scale are the masked scores, as its worksheet calls them"""
     p = t.problem
     if step == "scaled" and t.divisor == 1.0 and t.allowed is not None and not p.alibi and p.softcap is None:
-        return "masked scores"
-    return intermediates.NAME[step]
+        return Said(N_("masked scores"))
+    return Said(STEP_NAMES.get(step, intermediates.NAME[step]))
 
 
-def cell_name(t: Trace, key: Key, i: int, j: int) -> str:
-    """a cell by its labels: weights[the → cat], q[the, 2]"""
+def cell_name(t: Trace, key: Key, i: int, j: int) -> Said:
+    """a cell by its labels: weights[the → cat], q[the, 2]; a label is kept apart from the words, never formatted"""
     head, step = key
     p = t.problem
     rows = p.key_labels if step in ("k", "v") else t.row_labels
-    prefix = f"head {head} · " if head is not None and len(t.heads) > 1 else ""
     if step in ("scores", "scaled", "weights"):
-        return f"{prefix}{step}[{rows[i]} → {p.key_labels[j]}]"
-    return f"{prefix}{'output' if head is None else step}[{rows[i]}, {j + 1}]"
+        cell = Said("{step}[{row} → {column}]", step=step, row=rows[i], column=p.key_labels[j])
+    else:
+        cell = Said("{step}[{row}, {column}]", step="output" if head is None else step, row=rows[i], column=j + 1)
+    return Said(N_("head {head} · {cell}"), head=head, cell=cell) if head is not None and len(t.heads) > 1 else cell
 
 
 def _points(rule: Rule, key: Key, t: Trace) -> float:

@@ -9,8 +9,11 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from rich.cells import cell_len
 
-from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, WRONG, Item, Report
+from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, VERDICTS, WRONG, Item, Report
+from attntrace.homework.said import Said, joined, ngettext, said
+from attntrace.language import N_, _
 from attntrace.model.maths import round_half_up
 from attntrace.render.escape import spreadsheet, visible
 from attntrace.words import plural
@@ -19,19 +22,19 @@ if TYPE_CHECKING:
     from attntrace.render.document import Document
 
 MAX_CELLS = 6  # wrong cells listed per intermediate
-NO_DIAGNOSIS = "none of the usual mistakes explains these numbers; compare the cells listed"
-SOURCES = {"sheet": "as the sheet says", "teacher": "as --precision says", "digits": "inferred from the digits written",
-           "tolerance": "within the tolerance given"}
+NO_DIAGNOSIS = N_("none of the usual mistakes explains these numbers; compare the cells listed")
+SOURCES = {"sheet": N_("as the sheet says"), "teacher": N_("as --precision says"),
+           "digits": N_("inferred from the digits written"), "tolerance": N_("within the tolerance given")}
 
 
 def number(value: float, places: int) -> str:
     """a cell as a teacher writes it: at its precision, never -0.00, and huge numbers in powers of ten"""
     if value != value:
-        return "blank"
+        return Said(N_("blank"))
     if value == float("-inf"):
-        return "masked (left blank)"
+        return Said(N_("masked (left blank)"))
     if value == float("inf"):  # only ever a value computed from a student's own huge numbers
-        return "a number past a float64's 1.8e308"
+        return Said(N_("a number past a float64's 1.8e308"))
     if abs(value) >= 1e12:
         return f"{value:.3e}"
     places = min(places, 9)
@@ -39,54 +42,76 @@ def number(value: float, places: int) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
-def cell_lines(item: Item) -> list[str]:
+def cell_lines(item: Item) -> list[Said]:
+    """each wrong cell: what was written, what was expected, by how much it is off (English as a str; said() for a
+    person); each line is shown with visible(), for the labels in it"""
     lines = []
     for cell in item.off[:MAX_CELLS]:
         finite = math.isfinite(cell.given) and math.isfinite(cell.expected)
-        said = [f"off by {number(abs(cell.given - cell.expected), cell.decimals)}"] if finite else []
-        said += [] if cell.carried is None else [f"{number(cell.carried, cell.decimals)} with the rounding carried"]
-        expected = f"{cell.basis} give" if cell.basis else "expected"
-        given = "masked" if cell.given == float("-inf") else number(cell.given, cell.quoted)
-        lines.append(f"{visible(cell.name)}: {given} written, {expected} "
-                     f"{number(cell.expected, cell.decimals)}" + (f" ({'; '.join(said)})" if said else ""))
+        details = [Said(N_("off by {difference}"), difference=number(abs(cell.given - cell.expected), cell.decimals))
+                   ] if finite else []
+        details += [] if cell.carried is None else [Said(N_("{value} with the rounding carried"),
+                                                         value=number(cell.carried, cell.decimals))]
+        given = Said(N_("masked")) if cell.given == float("-inf") else number(cell.given, cell.quoted)
+        fields = {"cell": cell.name, "given": given,
+                  "expected": number(cell.expected, cell.decimals)}
+        line = (Said(N_("{cell}: {given} written, {basis} give {expected}"), basis=cell.basis, **fields) if cell.basis
+                else Said(N_("{cell}: {given} written, expected {expected}"), **fields))
+        lines.append(Said(N_("{line} ({details})"), line=line, details=joined(details, N_("{first}; {second}")))
+                     if details else line)
     if len(item.off) > MAX_CELLS:
-        lines.append(f"… and {len(item.off) - MAX_CELLS} more cell{'s' * (len(item.off) - MAX_CELLS > 1)}")
+        lines.append(ngettext("… and {n} more cell", "… and {n} more cells", len(item.off) - MAX_CELLS))
     return lines
 
 
-def status(item: Item) -> str:
-    note = f" ({item.note})" if item.note else ""
+def status(item: Item) -> Said:
+    """an intermediate's verdict and its note (English as a str; said() for a person)"""
     if item.verdict == WRONG:
-        return f"WRONG: {len(item.off)} of {plural(item.written, 'written cell')} off" + (f"; {item.note}" if item.note else "")
+        off = Said(N_("WRONG: {off} of {written} off"), off=len(item.off),
+                   written=ngettext("{n} written cell", "{n} written cells", item.written))
+        return Said(N_("{first}; {second}"), first=off, second=item.note) if item.note else off
     if item.verdict == CONSEQUENCE:
-        return f"consequence: {item.note}"
-    return item.verdict + note
+        return Said(N_("consequence: {note}"), note=item.note)
+    verdict = Said(VERDICTS[item.verdict])
+    return Said(N_("{verdict} ({note})"), verdict=verdict, note=item.note) if item.note else verdict
 
 
 def _points(value: float) -> str:
     return f"{value:g}"
 
 
+def _padded(text: str, width: int) -> str:
+    """text padded to width terminal columns (a Chinese character takes two)"""
+    return text + " " * (width - cell_len(text))
+
+
 def text(report: Report) -> str:
-    who = f" ({visible(report.student)})" if report.student else ""
-    lines = [f"{visible(report.sheet)}{who} · {visible(report.problem)}"]
+    """one marked sheet for a person, in the chosen language"""
+    who = {"sheet": visible(report.sheet), "problem": visible(report.problem)}
+    lines = [_("{sheet} ({student}) · {problem}").format(student=visible(report.student), **who) if report.student
+             else _("{sheet} · {problem}").format(**who)]
     if report.precision_from == "tolerance":
-        lines.append("marked within the tolerance given")
+        lines.append(_("marked within the tolerance given"))
     else:
-        lines.append(f"marked at {report.precision} decimal{'s' * (report.precision != 1)}, {SOURCES[report.precision_from]}"
-                     + (f"; input {report.query} only" if report.query is not None else ""))
-    width = max(len(item.name) for item in report.items)
-    for item in report.items:
-        lines.append(f"step {item.step}  {item.name.ljust(width)}  {status(item)}")
+        marked = {"places": said(ngettext("{n} decimal", "{n} decimals", report.precision)),
+                  "source": _(SOURCES[report.precision_from])}
+        lines.append(_("marked at {places}, {source}").format(**marked) if report.query is None else
+                     _("marked at {places}, {source}; input {query} only").format(query=report.query, **marked))
+    names = [visible(said(item.name)) for item in report.items]
+    width = max(cell_len(name) for name in names)
+    for item, name in zip(report.items, names):
+        lines.append(_("step {step}  {name}  {status}").format(step=item.step, name=_padded(name, width),
+                                                               status=visible(said(status(item)))))
         if item.verdict == WRONG:
-            lines.extend("          " + line for line in cell_lines(item))
-    lines.extend(f"note: {visible(note)}" for note in report.notes)
+            lines.extend("          " + visible(said(line)) for line in cell_lines(item))
+    lines.extend(_("note: {note}").format(note=visible(said(note))) for note in report.notes)
     if report.diagnosis:
-        lines.append(f"diagnosis: {visible(report.diagnosis)}")
+        lines.append(_("diagnosis: {diagnosis}").format(diagnosis=visible(said(report.diagnosis))))
     elif any(item.verdict == WRONG for item in report.items):
-        lines.append(f"diagnosis: {NO_DIAGNOSIS}")
-    verdict = "PASS" if report.passed else "not passed"
-    lines.append(f"score: {_points(report.score)} of {_points(report.max_score)} · {verdict}")
+        lines.append(_("diagnosis: {diagnosis}").format(diagnosis=_(NO_DIAGNOSIS)))
+    verdict = _("PASS") if report.passed else _("not passed")
+    lines.append(_("score: {score} of {most} · {verdict}").format(score=_points(report.score),
+                                                                  most=_points(report.max_score), verdict=verdict))
     return "\n".join(lines) + "\n"
 
 
@@ -180,24 +205,39 @@ def _diagnosis(report: Report) -> str:
     return NO_DIAGNOSIS if any(item.verdict == WRONG for item in report.items) else ""
 
 
+COUNTS = {RIGHT: N_("{n} right"), CONSEQUENCE: N_("{n} consequence"), WRONG: N_("{n} wrong"),
+          NOT_ANSWERED: N_("{n} not answered")}  # a class summary's count of each verdict
+
+
+def _step_title(item: Item) -> str:
+    """a gradebook column's intermediate as the class summary names it, in the chosen language"""
+    return _("final output") if item.head is None else _("head {head} {key}").format(head=item.head, key=item.key)
+
+
 def summary(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
     """how the class did per step, and the most common mistakes"""
-    lines = [f"class: {len(reports)} sheet{'s' * (len(reports) != 1)} marked"
-             + (f", {len(unreadable)} could not be read" if unreadable else "")
-             + f"; {sum(r.passed for r in reports)} passed"]
+    counts = {"n": len(reports), "passed": sum(r.passed for r in reports), "unreadable": len(unreadable)}
+    lines = [said(ngettext("class: {n} sheet marked, {unreadable} could not be read; {passed} passed",
+                           "class: {n} sheets marked, {unreadable} could not be read; {passed} passed", len(reports),
+                           **counts) if unreadable else
+                  ngettext("class: {n} sheet marked; {passed} passed", "class: {n} sheets marked; {passed} passed",
+                           len(reports), **counts))]
     if reports:
-        mean = sum(r.score for r in reports) / len(reports)
-        lines.append(f"mean score: {mean:.2f} of {_points(reports[0].max_score)}"
-                     if len({r.max_score for r in reports}) == 1 else f"mean score: {mean:.2f}")
+        mean = f"{sum(r.score for r in reports) / len(reports):.2f}"
+        lines.append(_("mean score: {mean} of {most}").format(mean=mean, most=_points(reports[0].max_score))
+                     if len({r.max_score for r in reports}) == 1 else _("mean score: {mean}").format(mean=mean))
     per_step: dict[str, Counter[str]] = {}
+    titles: dict[str, str] = {}
     for report in reports:
         for item in report.items:
             per_step.setdefault(_column(item), Counter())[item.verdict] += 1
-    width = max((len(c) for c in per_step), default=0)
-    for column, counts in per_step.items():
-        parts = [f"{counts[v]} {v}" for v in (RIGHT, CONSEQUENCE, WRONG, NOT_ANSWERED) if counts[v]]
-        lines.append(f"  {column.ljust(width)}  " + ", ".join(parts))
+            titles.setdefault(_column(item), _step_title(item))
+    width = max((cell_len(title) for title in titles.values()), default=0)
+    for column, verdicts in per_step.items():
+        parts = [Said(COUNTS[v], n=verdicts[v]) for v in (RIGHT, CONSEQUENCE, WRONG, NOT_ANSWERED) if verdicts[v]]
+        lines.append(f"  {_padded(titles[column], width)}  " + said(joined(parts, N_("{first}, {second}"))))
     mistakes = Counter(tag for report in reports for tag in report.mistakes)
     for tag, count in mistakes.most_common():
-        lines.append(f"{count} of {plural(len(reports), 'sheet')} marked: {tag}")
+        lines.append(_("{count} of {sheets} marked: {mistake}").format(
+            count=count, sheets=said(ngettext("{n} sheet", "{n} sheets", len(reports))), mistake=_(tag)))
     return "\n".join(lines) + "\n"

@@ -14,8 +14,9 @@ import numpy as np
 from attntrace.errors import AttntraceError
 from attntrace.files import csvfile, jsonfile
 from attntrace.files.text import read_text
+from attntrace.homework.said import ngettext, said
+from attntrace.language import N_, _
 from attntrace.model import intermediates
-from attntrace.words import plural
 
 Key = tuple[int | None, str]  # (head from 1, or None for the final output; an intermediate's key)
 
@@ -56,7 +57,7 @@ def load(path: str, problem: Any = None) -> Sheet:
     """
     p = Path(path)
     if path != "-" and not p.exists():
-        raise SheetError(f"{path}: no such file or directory")
+        raise SheetError(_("{path}: no such file or directory").format(path=path))
     try:
         if p.is_dir():
             return _from_dir(p, path, problem)
@@ -77,7 +78,7 @@ def load(path: str, problem: Any = None) -> Sheet:
 SCAN_FROM = 1 << 20  # characters: a sheet this long is looked over row by row before it is read whole
 SIZES = {"q": ("n", "d_k"), "k": ("m", "d_k"), "v": ("m", "d_v"), "q_rotated": ("n", "d_k"), "k_rotated": ("m", "d_k"),
          "scores": ("n", "m"), "scaled": ("n", "m"), "weights": ("n", "m"), "output": ("n", "d_v")}  # a head's tables
-WORDS = {"n": "one per input", "m": "one per key", "d_k": "d_k", "d_v": "d_v", "d_out": "d_out"}
+WORDS = {"n": N_("one per input"), "m": N_("one per key"), "d_k": "d_k", "d_v": "d_v", "d_out": "d_out"}  # with _()
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
@@ -91,8 +92,9 @@ def _rows_past(text: str, name: str, most: int, rows: str) -> None:
         if text[at:end].split("#", 1)[0].strip():
             count += 1
             if count > most + 1:
-                raise SheetError(f"{name} has more than {plural(most, 'row')}, expected {most}: {WORDS[rows]}; this sheet "
-                                 "answers another problem: check it against the problem it answers")
+                raise SheetError(_("{name} has more than {rows}, expected {most}: {what}; this sheet answers another "
+                                   "problem: check it against the problem it answers").format(
+                    name=name, rows=said(ngettext("{n} row", "{n} rows", most)), most=most, what=_(WORDS[rows])))
         at = end + 1
 
 
@@ -181,7 +183,8 @@ class _Scan:
     def table(self, head: int | None, key: str) -> None:
         """a table's rows: refused at the first that cannot fit"""
         rows, cols = SIZES[key] if head is not None or key != "output" else ("n", "d_out")
-        where = "output" if head is None and key == "output" else f"head {head or 1} {key}" if self.many else key
+        where = "output" if head is None and key == "output" else _("head {head} {key}").format(
+            head=head or 1, key=key) if self.many else key
         most, width = self.sizes[rows], self.sizes[cols]
         self.expect("[")
         if self.space() != "[":  # a flat list is one row
@@ -192,9 +195,10 @@ class _Scan:
         def one() -> None:
             count[0] += 1
             if count[0] > most:
-                raise SheetError(f"{self.origin}: {where} has more than {plural(most, 'row')}, expected {most}: "
-                                 f"{WORDS[rows]}; this sheet answers another problem: check it against the problem it "
-                                 "answers")
+                raise SheetError(_("{name} has more than {rows}, expected {most}: {what}; this sheet answers another "
+                                   "problem: check it against the problem it answers").format(
+                    name=f"{self.origin}: {where}", rows=said(ngettext("{n} row", "{n} rows", most)), most=most,
+                    what=_(WORDS[rows])))
             self.expect("[")
             self.row(where, count[0], width, cols)
 
@@ -207,15 +211,17 @@ class _Scan:
             raise _Unsure()
         values = body.count(",") + 1 if body.strip() else 0
         if values and values != width:
-            raise SheetError(f"{self.origin}: {where} row {number} has {plural(values, 'value')}, expected {width}: "
-                             f"{WORDS[cols]}; check it against the problem it answers")
+            raise SheetError(_("{name} row {row} has {values}, expected {width}: {what}; check it against the problem "
+                               "it answers").format(name=f"{self.origin}: {where}", row=number, width=width,
+                                                    values=said(ngettext("{n} value", "{n} values", values)),
+                                                    what=_(WORDS[cols])))
         self.at = end + 1
 
 
 def _worksheet(text: str) -> bool:
     """whether a text of any name (or stdin) is a worksheet, by its first line: "Worksheet: ...", not JSON"""
     first = text.lstrip("\ufeff \t\r\n").split("\n", 1)[0]
-    return first.lstrip("# ").startswith("Worksheet:")
+    return first.lstrip("# ").startswith(("Worksheet:", "练习单：", "练习单:"))
 
 
 def _from_dir(p: Path, origin: str, problem: Any = None) -> Sheet:
@@ -231,14 +237,15 @@ def _from_dir(p: Path, origin: str, problem: Any = None) -> Sheet:
             data[key] = [[None if v != v else v for v in row] for row in values]  # NaN: a cell left blank
     data.update(jsonfile.settings(p / "answers.json", '{"query": 2, "precision": 2}'))
     if not any(key in data for key in intermediates.KEYS):
-        raise SheetError(f"{origin}: no answers found; give any of {', '.join(k + '.csv' for k in intermediates.KEYS)}")
+        raise SheetError(_("{sheet}: no answers found; give any of {files}").format(
+            sheet=origin, files=", ".join(k + ".csv" for k in intermediates.KEYS)))
     return from_dict(data, origin)
 
 
 def from_dict(data: Any, origin: str) -> Sheet:
     """a sheet in the layout of --format json: heads[] of q ... output, the final output, and settings"""
     if not isinstance(data, dict):
-        raise SheetError(f"{origin}: an answer sheet is a JSON object, like the output of --format json")
+        raise SheetError(_("{sheet}: an answer sheet is a JSON object, like the output of --format json").format(sheet=origin))
     for key in data:
         if key not in TOP_KEYS:
             raise SheetError(f"{origin}: {unknown(key, TOP_KEYS)}")
@@ -250,13 +257,14 @@ def from_dict(data: Any, origin: str) -> Sheet:
     numbers: list[int] = []
     if heads is not None:
         if not isinstance(heads, list):
-            raise SheetError(f"{origin}: heads must be a list of objects, one per head, such as "
-                             '[{"head": 1, "q": [[...]]}]')
+            raise SheetError(_("{sheet}: heads must be a list of objects, one per head, such as {example}").format(
+                sheet=origin, example='[{"head": 1, "q": [[...]]}]'))
         for index, head in enumerate(heads):
             number = _head(head, index, origin)
-            where = f"{origin}: head {number}"
+            where = _("{sheet}: head {head}").format(sheet=origin, head=number)
             if number in numbers:
-                raise SheetError(f"{where} is given twice; give each head once")
+                raise SheetError(_("{sheet}: head {head} is given twice; give each head once").format(sheet=origin,
+                                                                                                       head=number))
             for key in head:
                 if key not in HEAD_KEYS:
                     raise SheetError(f"{where}: {unknown(key, HEAD_KEYS)}")
@@ -274,10 +282,12 @@ def from_dict(data: Any, origin: str) -> Sheet:
 
 def _head(head: Any, index: int, origin: str) -> int:
     if not isinstance(head, dict):
-        raise SheetError(f"{origin}: heads[{index + 1}] must be an object with q, k, v, scores, scaled, weights, output")
+        raise SheetError(_("{sheet}: heads[{index}] must be an object with q, k, v, scores, scaled, weights, output").format(
+            sheet=origin, index=index + 1))
     number = head.get("head", index + 1)
     if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-        raise SheetError(f"{origin}: heads[{index + 1}].head must be the head's number, from 1; got {_show(number)}")
+        raise SheetError(_("{sheet}: heads[{index}].head must be the head's number, from 1; got {value}").format(
+            sheet=origin, index=index + 1, value=_show(number)))
     return number
 
 
@@ -285,7 +295,8 @@ def _query(value: Any, origin: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise SheetError(f"{origin}: query must be the number of the input answered, from 1; got {_show(value)}")
+        raise SheetError(_("{sheet}: query must be the number of the input answered, from 1; got {value}").format(
+            sheet=origin, value=_show(value)))
     return value
 
 
@@ -293,14 +304,16 @@ def _precision(value: Any, origin: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PRECISION:
-        raise SheetError(f"{origin}: precision must be the decimals rounded to, 0 to {MAX_PRECISION}; got {_show(value)}")
+        raise SheetError(_("{sheet}: precision must be the decimals rounded to, 0 to {most}; got {value}").format(
+            sheet=origin, most=MAX_PRECISION, value=_show(value)))
     return value
 
 
 def _student(value: Any, origin: str) -> str | None:
     if value is None or isinstance(value, str):
         return value
-    raise SheetError(f"{origin}: student must be a name or an id (a string); got {_show(value)}")
+    raise SheetError(_("{sheet}: student must be a name or an id (a string); got {value}").format(sheet=origin,
+                                                                                                  value=_show(value)))
 
 
 def matrix(value: Any, where: str) -> np.ndarray:
@@ -308,25 +321,30 @@ def matrix(value: Any, where: str) -> np.ndarray:
     if isinstance(value, list) and value and not any(isinstance(r, (list, dict)) for r in value):
         value = [value]
     if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
-        raise SheetError(f"{where} must be a matrix (a list of rows), got {_show(value)}")
+        raise SheetError(_("{where} must be a matrix (a list of rows), got {value}").format(where=where, value=_show(value)))
     width = len(value[0])
     if not width:
-        raise SheetError(f"{where} row 1 is empty; write the numbers you computed, or null for a blank cell")
+        raise SheetError(_("{where} row 1 is empty; write the numbers you computed, or null for a blank cell").format(
+            where=where))
     out = np.full((len(value), width), np.nan)
     for i, row in enumerate(value):
         if len(row) != width:
-            raise SheetError(f"{where} row {i + 1} has {plural(len(row), 'value')}, row 1 has {width}")
+            raise SheetError(_("{where} row {row} has {values}, row 1 has {width}").format(
+                where=where, row=i + 1, values=said(ngettext("{n} value", "{n} values", len(row))), width=width))
         for j, cell in enumerate(row):
             if cell is None:
                 continue
-            at = f"{where} row {i + 1}, column {j + 1}"
+            at = _("{where} row {row}, column {column}").format(where=where, row=i + 1, column=j + 1)
             if isinstance(cell, jsonfile.Literal):
-                raise SheetError(f"{at} is {cell.word}; write the number you computed, or null for a blank")
+                raise SheetError(_("{cell} is {word}; write the number you computed, or null for a blank").format(
+                    cell=at, word=cell.word))
             if isinstance(cell, bool) or not isinstance(cell, (int, float)):
-                raise SheetError(f"{at}: expected a number or null (blank), got {_show(cell)}")
+                raise SheetError(_("{cell}: expected a number or null (blank), got {value}").format(cell=at,
+                                                                                                    value=_show(cell)))
             number = float(cell) if abs(cell) < 1e308 or isinstance(cell, float) else math.inf
             if not math.isfinite(number):
-                raise SheetError(f"{at}: {_show(cell)} is too large for a float64; write the number you computed")
+                raise SheetError(_("{cell}: {value} is too large for a float64; write the number you computed").format(
+                    cell=at, value=_show(cell)))
             out[i, j] = number
     return out
 
@@ -336,8 +354,9 @@ def unknown(key: str, known: tuple[str, ...]) -> str:
 
     lowered = {k.lower(): k for k in known}
     guess = lowered.get(key.lower()) or next(iter(get_close_matches(key, known, n=1, cutoff=0.6)), None)
-    hint = f'did you mean "{guess}"?' if guess else f"an answer sheet holds {', '.join(known[:8])}"
-    return f'unknown key "{key}"; {hint}'
+    hint = (_('did you mean "{guess}"?').format(guess=guess) if guess else
+            _("an answer sheet holds {keys}").format(keys=", ".join(known[:8])))
+    return _('unknown key "{key}"; {hint}').format(key=key, hint=hint)
 
 
 def _show(value: Any) -> str:
@@ -346,5 +365,5 @@ def _show(value: Any) -> str:
     if isinstance(value, str):
         return f'"{value[:30]}"'
     if isinstance(value, (list, dict)):
-        return "a list" if isinstance(value, list) else "an object"
+        return _("a list") if isinstance(value, list) else _("an object")
     return "true" if value is True else "false" if value is False else "null" if value is None else str(value)[:30]
