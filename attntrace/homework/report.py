@@ -200,9 +200,10 @@ def _gradebook_verdict(item: Item) -> str:
 
 
 def _diagnosis(report: Report) -> str:
+    """the gradebook's one column for a person, in the chosen language (its headers and verdicts are data: English)"""
     if report.diagnosis:
-        return report.diagnosis
-    return NO_DIAGNOSIS if any(item.verdict == WRONG for item in report.items) else ""
+        return str(said(report.diagnosis))
+    return _(NO_DIAGNOSIS) if any(item.verdict == WRONG for item in report.items) else ""
 
 
 COUNTS = {RIGHT: N_("{n} right"), CONSEQUENCE: N_("{n} consequence"), WRONG: N_("{n} wrong"),
