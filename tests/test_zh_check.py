@@ -140,7 +140,8 @@ def test_numbers_typed_with_a_chinese_comma_between_them_are_read_with_one_note(
         r = attntrace("check", path, SAMPLES / "causal.json", "--lang", lang)
         assert r.code == 0, r.err
     described = {"、": "ideographic commas (、)", "，": "full-width commas (，)"}[separator]
-    assert f"\n注：按中文输入法的输入读取：full-width digits、． as a decimal point、{described}\n" in r.out, r.out
+    chinese = {"、": "顿号（、）", "，": "全角逗号（，）"}[separator]
+    assert f"\n注：按中文输入法的输入读取：全角数字、把 ． 当作小数点、{chinese}\n" in r.out, r.out
     r = attntrace("check", path, SAMPLES / "causal.json", "--format", "json")
     assert json.loads(r.out)["notes"] == [f"read as typed by a Chinese input method: full-width digits, ． as a decimal "
                                           f"point, {described}"]
