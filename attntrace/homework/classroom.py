@@ -31,10 +31,13 @@ def is_problem(path: str) -> bool:
     if p.suffix.lower() == ".npz":
         return True
     from attntrace.files import jsonfile
-    from attntrace.files.text import read_text
+    from attntrace.files.text import decode, read_bytes
 
     try:  # NaN and Infinity kept: a problem holding one is still a problem, refused as such when it is read
-        data = jsonfile.parse(read_text(p), path, literals=True)
+        raw = read_bytes(p)
+        if b'"x"' not in raw:  # no key x anywhere: a sheet, however big, is not parsed twice
+            return False
+        data = jsonfile.parse(decode(raw, path), path, literals=True)
     except AttntraceError:
         return False
     return isinstance(data, dict) and "x" in data
