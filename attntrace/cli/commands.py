@@ -253,8 +253,9 @@ HtmlOpt = Annotated[Optional[Path], typer.Option(
     "--export-html", dir_okay=False, help=N_("Also write the coloured tables as an HTML page."), show_default=False)]
 ThemeOpt = Annotated[Theme, typer.Option("--theme", help=N_("The exports' background: dark as a terminal, light for "
                                                          "handouts and paper."))]
-AsciiOpt = Annotated[bool, typer.Option("--ascii", help=N_("Draw tables with ASCII lines and bars, for terminals that "
-                                                        "draw box lines two columns wide."))]
+AsciiOpt = Annotated[bool, typer.Option("--ascii", help=N_(
+    "Draw tables with ASCII lines and bars, for terminals that draw box lines two columns wide (the default in "
+    "Chinese; ATTNTRACE_ASCII=0 or 1 decides it in any language)."))]
 # the sizes of a problem to draw (new, assign)
 TokensOpt = Annotated[int, typer.Option("--tokens", "-n", min=1, help=N_("Number of inputs n."))]
 DModelOpt = Annotated[int, typer.Option("--d-model", min=1, help=N_("Size of each input."))]
@@ -793,7 +794,7 @@ def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str]
     if explore_:
         whose = None if all_heads else _("layer {layer} · head {head}/{heads}").format(
             layer=layer, head=head, heads=sentence_at.model.heads)
-        _explore(problem, opts.precision, carry_rounding, input_, opts.ascii, Path(name).name or "model", name, whose)
+        _explore(problem, opts.precision, carry_rounding, input_, opts.ascii_lines(), Path(name).name or "model", name, whose)
         return
     if all_heads:
         t = trace(problem, show=())

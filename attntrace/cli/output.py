@@ -29,6 +29,16 @@ class OutputOptions:
     theme: str = "dark"  # the exports' background: dark as a terminal, or light for handouts
     ascii: bool = False  # tables in ASCII lines and bars
 
+    def ascii_lines(self) -> bool:
+        """ASCII lines and bars: when asked for, and by default in Chinese, whose terminals often draw box lines, ·, ×
+        and bar glyphs two columns wide (East Asian "ambiguous" width); ATTNTRACE_ASCII=0 or 1 settles it in any language"""
+        import os
+
+        from attntrace import language
+
+        chosen = os.environ.get("ATTNTRACE_ASCII", "").strip()
+        return self.ascii or chosen == "1" or chosen != "0" and language.current() == "zh"
+
     def resolved_format(self, env: Environment) -> str:
         if self.format is not None:
             return self.format
@@ -40,7 +50,7 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
     fmt = opts.resolved_format(env)
     to_file = opts.output is not None
     width = env.columns() if env.stdout_isatty and not to_file else 100
-    style = Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from, opts.ascii)
+    style = Style(opts.precision, env.colour(opts.colour, to_file), width, blank_from, opts.ascii_lines())
     if opts.pause and env.can_pause(to_file):
         pages = render(document, fmt, style)
         _write_files(_exports(document, opts))

@@ -89,13 +89,13 @@ def _fitted(labels: list[str], heads: list[str], numbers: list[int]) -> tuple[li
     if max(width(s) for s in labels) > room:
         fewest = min((room, WIDTH // 5), key=lambda w: len(runs([min(c, max(WIDTH - 2 - w, n)) for c, n in
                                                                   zip(columns, numbers)], WIDTH - w, 2)))
-        labels = [cut(label, fewest) for label in labels]
+        labels = [cut(label, fewest, "...") for label in labels]  # plain text is ASCII but for its labels: no "…"
     label_width = max(width(s) for s in labels)
     room = WIDTH - 2 - label_width
     if max(columns, default=0) > room:  # cut to the room, or further to HEAD_KEPT when that saves a run
         fewest = min((room, HEAD_KEPT), key=lambda w: len(runs([min(c, max(w, n)) for c, n in zip(columns, numbers)],
                                                                 WIDTH - label_width, 2)))
-        heads = [cut(head, max(fewest, n)) for head, n in zip(heads, numbers)]
+        heads = [cut(head, max(fewest, n), "...") for head, n in zip(heads, numbers)]
     return labels, heads
 
 
