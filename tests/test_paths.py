@@ -41,3 +41,21 @@ def test_regular_file_refuses_devices_folders_and_big_files(tmp_path, monkeypatc
     monkeypatch.setenv("ATTNTRACE_MAX_MB", "1")
     with pytest.raises(AttntraceError, match="over the 1 MB cap"):
         paths.regular_file(big, "a config")
+
+
+def test_an_output_below_a_file_says_the_file_is_no_folder(attntrace, tmp_path):
+    (tmp_path / "f").write_text("x")
+    r = attntrace("run", "-o", tmp_path / "f" / "out.txt")
+    assert r.code == 1 and f"{tmp_path / 'f'} is a file, not a folder" in r.err and r.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("args", [["new", "-o", "{a}"], ["run", "--export-html", "{a}"], ["worksheet", "-o", "{a}"]])
+def test_an_output_that_is_a_loop_is_named_so(attntrace, loop, args):
+    r = attntrace(*[a.format(a=loop) for a in args])
+    assert r.code in (1, 2) and "symbolic link loop" in r.err and r.err.count("\n") == 1
+
+
+def test_dash_as_the_output_is_stdout(attntrace, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert attntrace("run", "-o", "-").out == attntrace("run").out
+    assert not (tmp_path / "-").exists()

@@ -315,6 +315,8 @@ def _options(fmt: Optional[Enum], precision: int, pause: bool = False, output: O
     if theme is not Theme.dark and export_svg is None and export_html is None:
         raise typer.BadParameter(_("the theme is the exports' background: add --export-svg FILE or --export-html FILE"),
                                  param_hint="'--theme'")
+    if output is not None and str(output) == "-":  # -o - is stdout, as for the other tools of a pipeline
+        output = None
     return OutputOptions(None if fmt is None else str(fmt.value), precision, pause, output, colour.value, export_svg,
                          export_html, theme.value, ascii_)
 

@@ -84,11 +84,17 @@ def _writable(path: Path) -> None:
     """one line for what would fail when writing: an empty name, a missing folder, a directory in the way"""
     if str(path) in ("", "."):
         raise AttntraceError(_("an output file needs a name"), exit_code=2)
-    if path.is_dir():
+    from attntrace.files import paths
+
+    if paths.is_dir(path):  # a loop or a folder without permission is one line here too
         raise AttntraceError(_("{file}: is a directory; give a file name").format(file=path), exit_code=2)
     folder = path.parent
-    if not folder.is_dir():
+    found = paths.kind(folder)
+    if found == "missing":
         raise AttntraceError(_("{file}: cannot write it: the folder {folder} does not exist").format(
+            file=path, folder=folder))
+    if found != "directory":
+        raise AttntraceError(_("{file}: cannot write it: {folder} is a file, not a folder").format(
             file=path, folder=folder))
 
 
