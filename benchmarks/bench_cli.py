@@ -59,11 +59,13 @@ def main() -> None:
         ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "bytecode")
         subprocess.run([script, "run"], stdout=subprocess.DEVNULL, check=True, env=ENV)  # bytecode
         start = walls({"numpy": [py, "-c", "import numpy"], "typer": [py, "-c", "import numpy, typer"],
-                       "bare": [py, "-c", BARE_RUN], "run": [script, "run"]}, opts.repeat, tmp)
+                       "bare": [py, "-c", BARE_RUN], "run": [script, "run"],
+                       "run zh": [script, "run", "--lang", "zh"]}, opts.repeat, tmp)
         base = start["numpy"]
         print(f"start-up (median of {opts.repeat}, taken in turns, piped to /dev/null; target <= 1.25x)")
         for name, label in (("numpy", 'python -c "import numpy"'), ("typer", 'python -c "import numpy, typer"'),
-                            ("bare", "the run's own work, as a script"), ("run", "attntrace run (built-in)")):
+                            ("bare", "the run's own work, as a script"), ("run", "attntrace run (built-in)"),
+                            ("run zh", "attntrace run --lang zh")):
             print(f"  {label:36} {start[name] * 1e3:7.1f} ms   {start[name] / base:.2f}x")
 
         rng = np.random.default_rng(0)
@@ -71,11 +73,12 @@ def main() -> None:
         w = lambda: (rng.normal(size=(768, 768)) / 28).round(6).tolist()  # noqa: E731
         path.write_text(json.dumps({"x": rng.normal(size=(512, 768)).round(6).tolist(), "w_q": w(), "w_k": w(),
                                     "w_v": w(), "heads": 12}))
-        big = walls({"run": [script, "run", str(path)]}, 3, tmp)["run"]
+        big = walls({"en": [script, "run", str(path)], "zh": [script, "run", str(path), "--lang", "zh"]}, 3, tmp)
         out = subprocess.run([script, "run", str(path)], capture_output=True, check=True, env=ENV).stdout
     print("piped run, n=512, d_model=768, 12 heads (median of 3)")
-    print(f"  attntrace run big.json > /dev/null   {big * 1e3:7.1f} ms   (target <= 1000 ms; {len(out) / 1e6:.1f} MB of "
-          "text)")
+    print(f"  attntrace run big.json > /dev/null   {big['en'] * 1e3:7.1f} ms   (target <= 1000 ms; {len(out) / 1e6:.1f} MB "
+          "of text)")
+    print(f"  the same with --lang zh              {big['zh'] * 1e3:7.1f} ms   {big['zh'] / big['en']:.2f}x")
 
 
 if __name__ == "__main__":
