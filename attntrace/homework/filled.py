@@ -113,9 +113,11 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
     marked = [table for table in tables if _marked(table)]
     truth = {key: _values(t, key) for key in _keys(marked)}
     answers = _Answers(origin, {key: np.full(values.shape, np.nan) for key, values in truth.items()}, truth, precision)
-    found = _titles(lines, _aliases(t, [table.title for table in blocks]))
+    aliases = _aliases(t, [table.title for table in blocks])
+    found = _titles(lines, aliases)
     markdown = any(line.lstrip().startswith("#") and heading(line) for line in lines)
-    answers.notes.extend(_retitle(lines, found, [table.title for table in blocks], {table.title for table in tables}, markdown))
+    answers.notes.extend(_retitle(lines, found, [table.title for table in blocks], {table.title for table in tables},
+                                  markdown, aliases))
     read = 0
     checked = []
     wide: set[str] = set()
@@ -373,7 +375,7 @@ def _same_instructions(t: Trace, precision: int, theirs: _Told, origin: str) -> 
     for found, meant, none in zip(theirs.settings, ours.settings, (N_("names no mask"), N_("names no heads"))):
         if _spaceless(found or "") != _spaceless(meant or ""):
             what = _('says "{sentence}"').format(sentence=found) if found else _(none)
-            wanted = f'"{meant}"' if meant else _("none")
+            wanted = _('"{sentence}"').format(sentence=meant) if meant else _("none")
             raise SheetError(_("{sheet}: the worksheet {what} but the problem it is checked against has {wanted}; give "
                                "the worksheet's problem file, with the --mask or --heads it was printed with").format(
                 sheet=origin, what=what, wanted=wanted))
@@ -432,19 +434,23 @@ def _heading(line: str, markdown: bool) -> bool:
     return SHAPE.search(text) is not None or (markdown and text.startswith("**"))  # a plain row may be labelled **
 
 
-def _retitle(lines: list[str], found: dict[str, list[int]], titles: list[str], read: set[str], markdown: bool) -> list[Said]:
-    """a heading edited by hand is read as the closest title not found as printed, so its table is not lost silently"""
+def _retitle(lines: list[str], found: dict[str, list[int]], titles: list[str], read: set[str], markdown: bool,
+             aliases: dict[str, str]) -> list[Said]:
+    """a heading edited by hand is read as the closest title not found as printed (in any language), so its table is
+    not lost silently"""
     missing = [title for title in dict.fromkeys(titles) if title not in found]
     notes: list[Said] = []
     for i, line in enumerate(lines):
         heading = _title(line)
-        if not _heading(line, markdown) or heading in titles:
+        if not _heading(line, markdown) or aliases.get(heading, heading) in titles:
             continue
-        match = _closest(heading, missing)
-        if match is not None:
+        forms = {**{alias: title for alias, title in aliases.items() if title in missing}, **dict(zip(missing, missing))}
+        close = _closest(heading, list(forms))
+        if close is not None:
+            match = forms[close]
             missing.remove(match)
             found[match] = [i]
-            notes.extend([Said(N_('read the table titled "{heading}" as "{title}"'), heading=heading, title=match)]
+            notes.extend([Said(N_('read the table titled "{heading}" as "{title}"'), heading=heading, title=close)]
                          if match in read else [])
         elif _has_numbers(lines, i):
             notes.append(Said(N_('the table titled "{heading}" is none of the worksheet\'s tables; its numbers were not '
