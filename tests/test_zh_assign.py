@@ -1,9 +1,11 @@
-"""Worksheets, assign and the class folder in Chinese: the words for a person translated, the files a machine reads (and
-the sentence and Name: line check reads on a worksheet) the same in every language."""
+"""Worksheets, assign and the class folder in Chinese: the words for a person translated (a worksheet's heading, name
+line and instructions too, which check reads back in either language), the files a machine reads the same in every
+language."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,9 @@ import pytest
 from tests.conftest import ROOT
 
 SAMPLES = ROOT / "samples"
-MACHINE = "Compute self-attention for "  # the start of the sentence check reads, in every language
+FIXTURES = ROOT / "tests" / "fixtures" / "worksheets"
+BLANK = "________________"
+MATHS = {"sqrt", "d_k", "d_v", "W_Q", "W_K", "W_V", "W_O", "a", "i", "j", "causal", "window", "padding"}  # not words
 
 
 def printed(attntrace, *args: str | Path) -> str:
@@ -20,74 +24,94 @@ def printed(attntrace, *args: str | Path) -> str:
     return result.out
 
 
-def tables(text: str) -> list[str]:
-    """the worksheet's lines after its instructions: the tables, whatever their titles' language"""
-    lines = text.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith(MACHINE))
-    return lines[at + 1:]
-
-
 def filled(blank: str, key: str, name: str | None = None) -> str:
-    """the blank worksheet with the key's tables in place of its own, and a name on its Name: line"""
-    lines = blank.splitlines()
-    head = lines[:len(lines) - len(tables(blank))]
+    """the blank worksheet's heading, name line and instructions over the key's tables, a name on its name line"""
+    head, tables = blank.split("\n\n")[:3], key.split("\n\n")[2:]
     if name is not None:
-        head = [f"Name: {name}" if line.startswith("Name: ") else line for line in head]
-    return "\n".join([*head, *tables(key)]) + "\n"
+        head[1] = head[1].replace(BLANK, name)
+    return "\n\n".join([*head, *tables])
+
+
+def preface(text: str, key: bool = False) -> str:
+    """what a worksheet says before its tables: its heading, name line (a key has none) and instructions"""
+    return "\n\n".join(text.split("\n\n")[:2 if key else 3])
+
+
+def english_words(text: str, name: str) -> set[str]:
+    """the Latin words of a text besides the problem's name and the maths names: English that should be Chinese"""
+    return set(re.findall(r"[A-Za-z][A-Za-z_]*", text.replace(name, ""))) - MATHS
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "plain"])
-def test_a_chinese_worksheet_says_what_to_do_in_chinese_and_keeps_what_check_reads(attntrace, fmt):
-    sample = SAMPLES / "causal.json"
+def test_a_chinese_worksheet_is_in_chinese_only(attntrace, fmt):
+    sample, name = SAMPLES / "causal.json", "decoder self-attention with a causal mask"
     zh = printed(attntrace, sample, "--lang", "zh", "--format", fmt)
     en = printed(attntrace, sample, "--format", fmt)
     mark = "# " if fmt == "markdown" else ""
-    assert zh.startswith(f"{mark}Worksheet: decoder self-attention with a causal mask · 练习单\n\nName: ________________\n")
+    assert zh.startswith(f"{mark}练习单：{name}\n\n姓名：{BLANK}\n\n为每个输入计算自注意力。")
     unwrapped = "".join(zh.split())  # plain text breaks long lines at 80 columns
     assert ("为每个输入计算自注意力。将每个中间结果四舍五入到2位小数，并把舍入后的值带入下一步；将得分除以sqrt(d_k)。"
-            "掩码：") in unwrapped
-    assert "把你的姓名写在Name:之后" in unwrapped
-    english = next(line for line in en.splitlines() if line.startswith(MACHINE))
-    assert english in zh.splitlines()  # the sentence check reads, word for word
-    assert "练习单" not in en and "Name: ________________" in en
+            "掩码：causal（输入i只关注键1到i）。") in unwrapped
+    assert english_words(preface(zh), name) == set()
+    assert "Compute self-attention" not in zh and "Name:" not in zh and "attntrace" not in zh
+    assert en.startswith(f"{mark}Worksheet: {name}\n\nName: {BLANK}\n\nCompute self-attention for every input.")
+    assert "练习单" not in en and "姓名" not in en
 
 
 def test_a_chinese_key_and_one_input(attntrace):
     zh = printed(attntrace, SAMPLES / "causal.json", "--lang", "zh", "--key", "--input", "2")
-    assert zh.startswith("# Worksheet: decoder self-attention with a causal mask · 练习单答案\n\n"
-                         "只计算输入 2 的自注意力（步骤 4 到 7）。")
-    assert "\nName: " not in zh and "\n（attntrace check 读取下面这一行，请保持原样。）\n" in zh
-    assert "\nCompute self-attention for input 2 only (steps 4 to 7). Round every intermediate to 2 decimals" in zh
+    assert zh.startswith("# 练习单：decoder self-attention with a causal mask · 答案\n\n"
+                         "只计算输入 2 的自注意力（步骤 4 到 7）。将每个中间结果四舍五入到 2 位小数")
+    assert "姓名" not in zh and "Compute self-attention" not in zh and "ANSWER KEY" not in zh
+    assert english_words(preface(zh, key=True), "decoder self-attention with a causal mask") == set()
 
 
 def test_heads_and_one_decimal_in_chinese(attntrace):
     zh = printed(attntrace, SAMPLES / "two_heads.json", "--lang", "zh", "--precision", "1", "--no-scale")
     assert "四舍五入到 1 位小数，并把舍入后的值带入下一步；不对得分进行缩放。头：2 个，头 a 使用 W_Q 和 W_K" in zh
-    assert "Round every intermediate to 1 decimal and carry the rounded value into the next step; do not scale" in zh
+    assert "Round every intermediate" not in zh and "Heads:" not in zh
+    assert english_words(preface(zh), "two heads of d_k = 2, joined by W_O") == set()
 
 
-@pytest.mark.parametrize("sample", ["two_heads.json", "causal.json"])
-def test_the_json_answer_sheet_is_the_same_in_both_languages(attntrace, sample):
+@pytest.mark.parametrize("sample, options", [("two_heads.json", ()), ("two_heads.json", ("--input", "2", "-p", "1"))])
+def test_the_json_answer_sheet_is_the_same_in_both_languages(attntrace, sample, options):
     for key in ((), ("--key",)):
-        args = (SAMPLES / sample, "--format", "json", *key)
+        args = (SAMPLES / sample, *options, "--format", "json", *key)
         assert printed(attntrace, *args, "--lang", "zh") == printed(attntrace, *args)
 
 
 @pytest.mark.parametrize("sample, options", [("causal.json", ()), ("two_heads.json", ()),
-                                             ("causal.json", ("--input", "3"))])
+                                             ("causal.json", ("--input", "3")),
+                                             ("two_heads.json", ("--input", "2", "--precision", "1")),
+                                             ("causal.json", ("--scale-by", "2.5", "--precision", "1"))])
 @pytest.mark.parametrize("fmt", ["markdown", "plain"])
-def test_a_chinese_worksheet_filled_with_the_key_passes_check_in_either_language(attntrace, tmp_path, sample, options,
-                                                                                fmt):
+@pytest.mark.parametrize("printed_in", ["zh", "en"])
+def test_a_worksheet_filled_with_the_key_passes_check_in_either_language(attntrace, tmp_path, sample, options, fmt,
+                                                                         printed_in):
     problem = SAMPLES / sample
-    blank = printed(attntrace, problem, *options, "--format", fmt, "--lang", "zh")
-    key = printed(attntrace, problem, *options, "--format", fmt, "--key", "--lang", "zh")
+    blank = printed(attntrace, problem, *options, "--format", fmt, "--lang", printed_in)
+    key = printed(attntrace, problem, *options, "--format", fmt, "--key", "--lang", printed_in)
     path = tmp_path / ("answers.md" if fmt == "markdown" else "answers.txt")
     path.write_text(filled(blank, key, "李明"), encoding="utf-8")
+    scaled = ("--scale-by", "2.5") if "--scale-by" in options else ()
     for lang in ("zh", "en"):
-        result = attntrace("check", path, problem, "--format", "json", "--lang", lang)
+        result = attntrace("check", path, problem, *scaled, "--format", "json", "--lang", lang)
         assert result.code == 0, result.out + result.err
         marked = json.loads(result.out)
-        assert marked["passed"] is True and marked["student"] == "李明"
+        assert marked["passed"] is True and marked["student"] == "李明" and marked["notes"] == []
+
+
+@pytest.mark.parametrize("name, problem", [("causal_zh_filled_before.md", "causal.json"),
+                                           ("two_heads_input_2_zh_filled_before.txt", "two_heads.json")])
+def test_a_worksheet_handed_out_in_the_earlier_chinese_form_is_still_read(attntrace, name, problem):
+    """worksheets once printed in Chinese carried the English sentence and a Name: line too, as these did"""
+    path = FIXTURES / name
+    assert "\nName: 李明\n" in path.read_text(encoding="utf-8")
+    for lang in ("zh", "en"):
+        result = attntrace("check", path, SAMPLES / problem, "--format", "json", "--lang", lang)
+        assert result.code == 0, result.out + result.err
+        marked = json.loads(result.out)
+        assert marked["passed"] is True and marked["student"] == "李明" and marked["notes"] == []
 
 
 def test_a_chinese_worksheet_left_blank_is_read_as_not_answered(attntrace, tmp_path):
@@ -119,8 +143,8 @@ def test_assign_in_chinese_writes_the_same_problems_and_keys_and_chinese_workshe
             place = name.format(student) if "{}" in name else f"{student}/{name}"
             assert (tmp_path / "zh" / place).read_bytes() == (tmp_path / "en" / place).read_bytes()
         sheet = (tmp_path / "zh" / student / "worksheet.md").read_text(encoding="utf-8")
-        assert f"\nName: {student}\n" in sheet and "为每个输入计算自注意力" in sheet
-        assert "练习单答案" in (keys / student / "key.md").read_text(encoding="utf-8")
+        assert f"\n姓名：{student}\n" in sheet and "为每个输入计算自注意力" in sheet and "Name:" not in sheet
+        assert " · 答案\n" in (keys / student / "key.md").read_text(encoding="utf-8")
 
 
 def test_each_chinese_worksheet_filled_in_with_its_key_passes_check(attntrace, tmp_path):
@@ -188,7 +212,7 @@ def test_a_class_folder_in_a_file_in_chinese(attntrace, tmp_path):
 
 def test_a_scale_given_in_chinese(attntrace):
     zh = printed(attntrace, SAMPLES / "causal.json", "--lang", "zh", "--scale-by", "2.5")
-    assert "并把舍入后的值带入下一步；将得分除以 2.5。" in zh and "next step; divide the scores by 2.5." in zh
+    assert "并把舍入后的值带入下一步；将得分除以 2.5。" in zh and "divide the scores" not in zh
 
 
 def test_class_folder_errors_in_chinese(attntrace, tmp_path):

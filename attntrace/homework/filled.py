@@ -9,9 +9,12 @@ from __future__ import annotations
 import difflib
 import math
 import re
+import string
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from functools import cache
 
 import numpy as np
 
@@ -19,9 +22,9 @@ from attntrace import language
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.files.csvfile import SEPARATORS, WIDE
 from attntrace.homework.report import number as number_text
-from attntrace.homework.said import Said, joined, ngettext, said
+from attntrace.homework.said import Said, in_every_language, joined, ngettext, said, speaking
 from attntrace.homework.sheet import MAX_PRECISION, Key, Sheet, SheetError
-from attntrace.homework.worksheet import intro
+from attntrace.homework.worksheet import instructions, printed
 from attntrace.language import N_, _
 from attntrace.model import intermediates
 from attntrace.model.engine import trace
@@ -34,12 +37,6 @@ from attntrace.views.page import Block
 from attntrace.views.steps import worksheet_steps
 from attntrace.views.text import width as text_width
 
-MARKDOWN = re.compile(r"\s*#+\s*(?:Worksheet|练习单)\s*[:：]")  # a markdown worksheet's first line; a plain one has no #
-NAME = re.compile(r"\s*\**\s*(?:Name|姓名)\s*:\s*\**\s*(.*?)\s*", re.IGNORECASE)  # "**Name:** Li Wei", "姓名：李明" too
-ASKS = re.compile(r"Compute self-attention for (?:every input|input (\d+) only)")
-ROUNDS = re.compile(r"Round every intermediate to (\d+) decimals?")
-SCALING = re.compile(r"into the next step; (.+?)\.(?:\s|$)")  # the end of the same sentence: how the scores are scaled
-SETTINGS = (re.compile(r"Mask: (.+?)\.(?:\s|$)"), re.compile(r"Heads: (.+?)\.(?:\s|$)"))  # said when the problem has them
 SHAPE = re.compile(r"\s*\[\s*\d+\s*[x×]\s*\d+\s*\]$")  # the "[3 x 3]" after a title
 COLUMNS = re.compile(r"\(columns (.+) to (.+)\)")  # a plain table split into runs of columns
 RULE = re.compile(r"\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?")  # markdown's |---|---:| line
@@ -97,15 +94,17 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
     if problem is None:
         raise SheetError(_("{sheet}: a worksheet is read against its problem; give the problem file too: attntrace check "
                            "{sheet} PROBLEM.json").format(sheet=origin))
-    lines, flat = text.lstrip("\ufeff").splitlines(), " ".join(text.split())
-    query, precision = _settings(flat, origin)
+    lines = text.lstrip("\ufeff").splitlines()
+    flat, starts = _flattened(lines)
+    told = _instructions(flat)
+    query, precision = _settings(told, origin)
     try:
         t = trace(problem, query=query, decimals=precision)
     except AttntraceError as e:
         reason = e.as_option("--input") if isinstance(e, OutOfRange) else str(e)
         raise SheetError(_("{sheet}: this worksheet does not fit the problem: {reason}").format(sheet=origin,
                                                                                                reason=reason)) from None
-    _same_instructions(t, precision, flat, origin)
+    _same_instructions(t, precision, told[0], origin)
     blocks = [_Table(_printed(item), _norm(step.prefix + item.title)) for step in worksheet_steps(t) for item in step.items
               if isinstance(item, Block)]
     numbered = [step.number for step in worksheet_steps(t) for item in step.items if isinstance(item, Block)]
@@ -114,9 +113,11 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
     marked = [table for table in tables if _marked(table)]
     truth = {key: _values(t, key) for key in _keys(marked)}
     answers = _Answers(origin, {key: np.full(values.shape, np.nan) for key, values in truth.items()}, truth, precision)
-    found = _titles(lines, _aliases(t, [table.title for table in blocks]))
-    markdown = any(MARKDOWN.match(line) for line in lines)
-    answers.notes.extend(_retitle(lines, found, [table.title for table in blocks], {table.title for table in tables}, markdown))
+    aliases = _aliases(t, [table.title for table in blocks])
+    found = _titles(lines, aliases)
+    markdown = any(line.lstrip().startswith("#") and heading(line) for line in lines)
+    answers.notes.extend(_retitle(lines, found, [table.title for table in blocks], {table.title for table in tables},
+                                  markdown, aliases))
     read = 0
     checked = []
     wide: set[str] = set()
@@ -148,7 +149,8 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
     notes = ([Said(COMMAS)] if answers.commas else []) + ([Said(PERCENTS)] if answers.percents else [])
     notes = _wide_note(wide) + notes + _unread_notes(answers)
     notes += answers.notes
-    return Sheet(origin, answers.cells, query=query, precision=precision, student=_student(lines), notes=tuple(notes))
+    named = lines[:bisect_right(starts, min(said.start for said in told)) - 1]  # the lines before the instructions
+    return Sheet(origin, answers.cells, query=query, precision=precision, student=_student(named), notes=tuple(notes))
 
 
 TYPED_WIDE = {**{c: WIDE[c][1] for c in WIDE if c not in "−－。"}, "、": SEPARATORS["、"], "，": SEPARATORS["，"]}
@@ -167,28 +169,22 @@ def _wide_note(seen: set[str]) -> list[Said]:
 def _aliases(t: Trace, titles: list[str]) -> dict[str, str]:
     """each table's title as a worksheet printed in another language prints it, to the title in this one: a
     worksheet is read whatever the language it was printed in"""
-    chosen, out = language.current(), {}
-    try:
-        for other in language.LANGUAGES:
-            if other != chosen:
-                language.use(other)
-                printed = [_norm(step.prefix + item.title) for step in worksheet_steps(t) for item in step.items
-                           if isinstance(item, Block)]
-                out.update({alias: title for alias, title in zip(printed, titles) if alias != title})
-    finally:
-        language.use(chosen)
+    out = {}
+    for _language, aliases in in_every_language(lambda: [_norm(step.prefix + item.title) for step in worksheet_steps(t)
+                                                          for item in step.items if isinstance(item, Block)])[1:]:
+        out.update({alias: title for alias, title in zip(aliases, titles) if alias != title})
     return out
 
 
 def _student(lines: list[str]) -> str | None:
-    """the name written on the worksheet's "Name:" line, before its instructions; None when left blank"""
+    """the name written on the worksheet's name line ("Name:", "姓名：" in any language), given the lines before its
+    instructions; None when left blank"""
+    name = _reading(language.current())[2]
     for line in lines:
-        if ASKS.search(line):
-            return None
-        found = NAME.fullmatch(unicodedata.normalize("NFKC", line))  # "Name：李明" with a full-width colon too
+        found = name.fullmatch(unicodedata.normalize("NFKC", line))  # "Name：李明" with a full-width colon too
         if found:
-            name = " ".join(found[1].replace("\\", "").strip("_* \t").split())
-            return name or None
+            text = " ".join(found[1].replace("\\", "").strip("_* \t").split())
+            return text or None
     return None
 
 
@@ -255,34 +251,131 @@ def _printed(b: Block) -> Block:
     return replace(b, rows=tuple(map(visible, b.rows)), cols=tuple(map(visible, b.cols)))
 
 
-def _settings(flat: str, origin: str) -> tuple[int | None, int]:
-    """the input asked for and the rounding, from the worksheet's first paragraph"""
-    asks, rounds = ASKS.search(flat), ROUNDS.search(flat)
-    if asks is None or rounds is None:
+@dataclass(frozen=True)
+class _Sentences:
+    """a worksheet's instruction sentences in one language, as patterns"""
+
+    language: str
+    asks: tuple[re.Pattern[str], ...]
+    mask: re.Pattern[str]
+    heads: tuple[re.Pattern[str], ...]
+
+
+@dataclass(frozen=True)
+class _Told:
+    """what a worksheet's instructions say, read in the language of the words that matched"""
+
+    language: str
+    start: int  # where the paragraph starts in the flat text
+    query: int | None
+    precision: int
+    scale: str  # as written
+    settings: tuple[str | None, str | None]  # the mask's and the heads' sentences, as written; None when not said
+
+
+NUMBERED = ("precision", "input", "heads", "d_k", "d_v")  # the fields of the instructions that are numbers
+
+
+@cache
+def _reading(chosen: str) -> tuple[list[_Sentences], tuple[str, ...], re.Pattern[str]]:
+    """a worksheet's words in every language, the chosen one first, from the catalogue it is printed by: its
+    instruction sentences, what its heading starts with ("Worksheet:", "练习单:", NFKC and without spaces), and its
+    name line ("**Name:** Li Wei", "姓名：李明")"""
+    sentences, headings, names = [], [], []
+    for code, words in in_every_language(printed):
+        sentences.append(_Sentences(code, tuple(re.compile(_pattern(form)) for form in words.asks),
+                                    re.compile(r"\s*" + _pattern(words.mask)),
+                                    tuple(re.compile(r"\s*" + _pattern(form)) for form in words.heads)))
+        headings += [_spaceless(form.split("{", 1)[0]) for form in words.headings]
+        names.append(re.escape(_spaceless(words.name.split("{", 1)[0]).rstrip(":")))
+    name = re.compile(r"\s*\**\s*(?:" + "|".join(dict.fromkeys(names)) + r")\s*:\s*\**\s*(.*?)\s*", re.IGNORECASE)
+    return sentences, tuple(dict.fromkeys(headings)), name
+
+
+def _spaceless(text: str) -> str:
+    """text as a heading's or name line's words are compared: NFKC (a full-width colon is a colon), no spaces"""
+    return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+def heading(line: str) -> bool:
+    """whether a line is a worksheet's heading ("# Worksheet: ...", "练习单：...") in any language"""
+    words = _spaceless(line.lstrip().lstrip("#"))
+    return words.startswith(_reading(language.current())[1])
+
+
+def _pattern(form: str) -> str:
+    """a sentence to fill in as a regular expression: its words with any whitespace between any two characters (plain
+    text wraps a long line, even inside Chinese), each number field a group of digits, each other field the shortest
+    text up to the words after it (an ASCII full stop only where a space or the end follows, as in "by 2.5.")"""
+    out, loose = [], False
+    for literal, name, _spec, _conversion in string.Formatter().parse(form):
+        for ch in literal:
+            if not ch.isspace():
+                out.append(r"\.(?=\s|$)" if ch == "." and loose else re.escape(ch))
+                loose = False
+        if name is not None:
+            out.append(rf"(?P<{name}>\d+)" if name in NUMBERED else rf"(?P<{name}>.+?)")
+            loose = name not in NUMBERED
+    return r"\s*".join(out)
+
+
+def _flattened(lines: list[str]) -> tuple[str, list[int]]:
+    """the text with every run of whitespace one space, as its sentences are searched, and where each line starts in it"""
+    words, starts, at = [], [], 0
+    for line in lines:
+        starts.append(at)
+        flat = " ".join(line.split())
+        if flat:
+            words.append(flat)
+            at += len(flat) + 1
+    return " ".join(words), starts
+
+
+def _instructions(flat: str) -> list[_Told]:
+    """the instructions in each language they are written in, the chosen one first: a worksheet printed in any
+    language, or in Chinese with the English sentence after it (as worksheets once were), is read the same"""
+    out = []
+    for sentences in _reading(language.current())[0]:
+        found = next((m for m in (pattern.search(flat) for pattern in sentences.asks) if m is not None), None)
+        if found is None:
+            continue
+        mask = sentences.mask.match(flat, found.end())
+        at = mask.end() if mask else found.end()
+        heads = next((m for m in (pattern.match(flat, at) for pattern in sentences.heads) if m is not None), None)
+        fields = found.groupdict()
+        out.append(_Told(sentences.language, found.start(), int(fields["input"]) if fields.get("input") else None,
+                         int(fields["precision"]), fields["scale"],
+                         (mask[0].strip() if mask else None, heads[0].strip() if heads else None)))
+    return out
+
+
+def _settings(told: list[_Told], origin: str) -> tuple[int | None, int]:
+    """the input asked for and the rounding, from the worksheet's instructions"""
+    if not told:
         raise SheetError(_('{sheet}: this does not look like an attntrace worksheet (no "Compute self-attention for ... '
                            'Round every intermediate to N decimals" paragraph); fill in what attntrace worksheet '
                            "printed").format(sheet=origin))
-    precision = int(rounds[1])
+    precision = told[0].precision
     if precision > MAX_PRECISION:
         raise SheetError(_("{sheet}: the worksheet rounds to {precision} decimals; at most {most} can be checked").format(
             sheet=origin, precision=precision, most=MAX_PRECISION))
-    return (int(asks[1]) if asks[1] else None), precision
+    return told[0].query, precision
 
 
-def _same_instructions(t: Trace, precision: int, flat: str, origin: str) -> None:
-    """a worksheet printed with another --scale, --mask or --heads than the problem's would be marked against other numbers"""
-    mine = " ".join(intro(t, precision, False, False).split())
-    theirs, ours = SCALING.search(flat), SCALING.search(mine)
-    if theirs is not None and ours is not None and theirs[1] != ours[1]:
+def _same_instructions(t: Trace, precision: int, theirs: _Told, origin: str) -> None:
+    """a worksheet printed with another --scale, --mask or --heads than the problem's would be marked against other
+    numbers; compared in the language the worksheet is written in"""
+    with speaking(theirs.language):
+        ours = next(told for told in _instructions(" ".join(instructions(t, precision).split()))
+                    if told.language == theirs.language)
+    if _spaceless(theirs.scale) != _spaceless(ours.scale):
         raise SheetError(_('{sheet}: the worksheet says "{theirs}" but the problem it is checked against says "{ours}"; '
                            "give the worksheet's problem file, with the --scale or --scale-by it was printed with").format(
-            sheet=origin, theirs=theirs[1], ours=ours[1]))
-    for pattern in SETTINGS:
-        found, meant = pattern.search(flat), pattern.search(mine)
-        if theirs is not None and (found and found[1]) != (meant and meant[1]):
-            what = (_('says "{sentence}"').format(sentence=found[0].strip()) if found else
-                    _("names no mask") if pattern is SETTINGS[0] else _("names no heads"))
-            wanted = f'"{meant[0].strip()}"' if meant else _("none")
+            sheet=origin, theirs=theirs.scale, ours=ours.scale))
+    for found, meant, none in zip(theirs.settings, ours.settings, (N_("names no mask"), N_("names no heads"))):
+        if _spaceless(found or "") != _spaceless(meant or ""):
+            what = _('says "{sentence}"').format(sentence=found) if found else _(none)
+            wanted = _('"{sentence}"').format(sentence=meant) if meant else _("none")
             raise SheetError(_("{sheet}: the worksheet {what} but the problem it is checked against has {wanted}; give "
                                "the worksheet's problem file, with the --mask or --heads it was printed with").format(
                 sheet=origin, what=what, wanted=wanted))
@@ -341,19 +434,23 @@ def _heading(line: str, markdown: bool) -> bool:
     return SHAPE.search(text) is not None or (markdown and text.startswith("**"))  # a plain row may be labelled **
 
 
-def _retitle(lines: list[str], found: dict[str, list[int]], titles: list[str], read: set[str], markdown: bool) -> list[Said]:
-    """a heading edited by hand is read as the closest title not found as printed, so its table is not lost silently"""
+def _retitle(lines: list[str], found: dict[str, list[int]], titles: list[str], read: set[str], markdown: bool,
+             aliases: dict[str, str]) -> list[Said]:
+    """a heading edited by hand is read as the closest title not found as printed (in any language), so its table is
+    not lost silently"""
     missing = [title for title in dict.fromkeys(titles) if title not in found]
     notes: list[Said] = []
     for i, line in enumerate(lines):
         heading = _title(line)
-        if not _heading(line, markdown) or heading in titles:
+        if not _heading(line, markdown) or aliases.get(heading, heading) in titles:
             continue
-        match = _closest(heading, missing)
-        if match is not None:
+        forms = {**{alias: title for alias, title in aliases.items() if title in missing}, **dict(zip(missing, missing))}
+        close = _closest(heading, list(forms))
+        if close is not None:
+            match = forms[close]
             missing.remove(match)
             found[match] = [i]
-            notes.extend([Said(N_('read the table titled "{heading}" as "{title}"'), heading=heading, title=match)]
+            notes.extend([Said(N_('read the table titled "{heading}" as "{title}"'), heading=heading, title=close)]
                          if match in read else [])
         elif _has_numbers(lines, i):
             notes.append(Said(N_('the table titled "{heading}" is none of the worksheet\'s tables; its numbers were not '

@@ -219,9 +219,14 @@ class _Scan:
 
 
 def _worksheet(text: str) -> bool:
-    """whether a text of any name (or stdin) is a worksheet, by its first line: "Worksheet: ...", not JSON"""
+    """whether a text of any name (or stdin) is a worksheet, by its first line: "Worksheet: ...", "练习单：..." or its
+    heading in another language attntrace prints worksheets in, not JSON"""
     first = text.lstrip("\ufeff \t\r\n").split("\n", 1)[0]
-    return first.lstrip("# ").startswith(("Worksheet:", "练习单：", "练习单:"))
+    if first.startswith(("{", "[")):
+        return False
+    from attntrace.homework.filled import heading
+
+    return heading(first)
 
 
 def _from_dir(p: Path, origin: str, problem: Any = None) -> Sheet:

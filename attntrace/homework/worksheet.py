@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from attntrace import language
 from attntrace.homework.sheet import Key
-from attntrace.language import _, ngettext
+from attntrace.language import N_, _, ngettext
 from attntrace.model import intermediates
 from attntrace.model.contract import floats
 from attntrace.model.trace import Trace
@@ -53,27 +50,26 @@ def answer_sheet(t: Trace, blank: bool, precision: int) -> dict[str, Any]:
             "tokens": list(t.problem.labels), "heads": heads, "output": cells(t.output)}
 
 
-NAME_LINE = "Name: ________________"  # where a student writes their name, read back by check
+BLANK_NAME = "________________"  # where a student writes their name, read back by check
 
 
 def intro(t: Trace, precision: int, key: bool, markdown: bool, student: str | None = None) -> str:
-    """the worksheet's title, the student's name line (a blank to fill, or the student's own), and its instructions:
-    in the chosen language, and, when that is not English, then in the English sentence check reads (as it does the
-    Name: line and the "Worksheet:" heading, which are the same in every language)"""
+    """the worksheet's title, the student's name line (a blank to fill, or the student's own), and its instructions,
+    all in the chosen language: check reads them back in any language, by the words of printed()"""
     name = t.problem.name or _("self-attention")
     title = markdown_text(name) if markdown else visible(name)  # a name is shown, never obeyed: no heading, no HTML
-    # TRANSLATORS: keep "Worksheet:" as it is: attntrace check finds a worksheet by it
-    heading = (_("Worksheet: {title} · ANSWER KEY") if key else _("Worksheet: {title}")).format(title=title)
-    who = NAME_LINE if student is None else name_line(student, markdown)
-    said = instructions(t, precision)
-    with _in_english():
-        read = instructions(t, precision)
-    lines = [f"{'# ' if markdown else ''}{heading}", "", *([] if key else [who, ""]), said, ""]
-    if said != read:
-        lines += [_("(attntrace check reads the line below; leave it as it is)") if key else
-                  _("(attntrace check reads the line below and the Name: line above; leave them as they are and write "
-                    "your name after Name:)"), read, ""]
+    heading = (_(KEY_HEADING) if key else _(HEADING)).format(title=title)
+    who = name_line(student, markdown)
+    lines = [f"{'# ' if markdown else ''}{heading}", "", *([] if key else [who, ""]), instructions(t, precision), ""]
     return "\n".join(lines) + "\n"
+
+
+# TRANSLATORS: attntrace check finds a worksheet by what comes before {title}, in any language
+HEADING = N_("Worksheet: {title}")
+# TRANSLATORS: start it as "Worksheet: {title}" is translated: attntrace check finds a worksheet by it
+KEY_HEADING = N_("Worksheet: {title} · ANSWER KEY")
+# TRANSLATORS: attntrace check reads the student's name after what comes before {name}, in any language
+NAME = N_("Name: {name}")
 
 
 def instructions(t: Trace, precision: int) -> str:
@@ -81,37 +77,53 @@ def instructions(t: Trace, precision: int) -> str:
     p = t.problem
     scale = (_("divide the scores by sqrt(d_k)") if p.scale is True else _("do not scale the scores")
              if p.scale is False else _("divide the scores by {divisor}").format(divisor=f"{p.scale:g}"))
-    if t.query is None:
-        text = ngettext("Compute self-attention for every input. Round every intermediate to {precision} decimal and "
-                        "carry the rounded value into the next step; {scale}.",
-                        "Compute self-attention for every input. Round every intermediate to {precision} decimals and "
-                        "carry the rounded value into the next step; {scale}.", precision)
-    else:
-        text = ngettext("Compute self-attention for input {input} only (steps 4 to 7). Round every intermediate to "
-                        "{precision} decimal and carry the rounded value into the next step; {scale}.",
-                        "Compute self-attention for input {input} only (steps 4 to 7). Round every intermediate to "
-                        "{precision} decimals and carry the rounded value into the next step; {scale}.", precision)
-    out = text.format(input=t.query, precision=precision, scale=scale)
+    out = asks(t.query, precision).format(input=t.query, precision=precision, scale=scale)
     for sentence in settings(t):
         # TRANSLATORS: two sentences, one after the other
         out = _("{first} {second}").format(first=out, second=sentence)
     return out
 
 
-@contextmanager
-def _in_english() -> Iterator[None]:
-    """the sentence check reads is written in English whatever the language, as a problem file's keys are"""
-    chosen = language.current()
-    language.use("en")
-    try:
-        yield
-    finally:
-        language.use(chosen)
+def asks(query: int | None, precision: int) -> str:
+    """the instruction sentence to fill in: every input, or input {input} only; {precision} and {scale}"""
+    if query is None:
+        return ngettext("Compute self-attention for every input. Round every intermediate to {precision} decimal and "
+                        "carry the rounded value into the next step; {scale}.",
+                        "Compute self-attention for every input. Round every intermediate to {precision} decimals and "
+                        "carry the rounded value into the next step; {scale}.", precision)
+    return ngettext("Compute self-attention for input {input} only (steps 4 to 7). Round every intermediate to "
+                    "{precision} decimal and carry the rounded value into the next step; {scale}.",
+                    "Compute self-attention for input {input} only (steps 4 to 7). Round every intermediate to "
+                    "{precision} decimals and carry the rounded value into the next step; {scale}.", precision)
 
 
-def name_line(student: str, markdown: bool) -> str:
-    """the Name line with the student's own name on it, shown and never obeyed"""
-    return f"Name: {markdown_text(student) if markdown else visible(student)}"
+class Printed(NamedTuple):
+    """a worksheet's fixed words in one language, each to fill in: what check reads a worksheet back by"""
+
+    headings: tuple[str, str]  # the worksheet's and the key's
+    name: str
+    asks: tuple[str, ...]  # every input or one, one decimal or more
+    mask: str
+    heads: tuple[str, str]  # with W_O and without
+
+
+def printed() -> Printed:
+    """the fixed words of a worksheet printed in the chosen language"""
+    forms = dict.fromkeys(asks(query, precision) for query in (None, 1) for precision in (1, 2))
+    return Printed((_(HEADING), _(KEY_HEADING)), _(NAME), tuple(forms), _(MASK), (_(HEADS_W_O), _(HEADS)))
+
+
+def name_line(student: str | None, markdown: bool) -> str:
+    """the Name line: a blank for the student's name, or their own name, shown and never obeyed"""
+    name = BLANK_NAME if student is None else markdown_text(student) if markdown else visible(student)
+    return _(NAME).format(name=name)
+
+
+MASK = N_("Mask: {masks}.")
+HEADS_W_O = N_("Heads: {heads}, head a using its own block of {d_k} columns of W_Q and W_K and {d_v} of W_V; then the "
+               "heads' outputs side by side, times W_O.")
+HEADS = N_("Heads: {heads}, head a using its own block of {d_k} columns of W_Q and W_K and {d_v} of W_V; the output "
+           "is the heads' outputs side by side.")
 
 
 def settings(t: Trace) -> list[str]:
@@ -123,12 +135,9 @@ def settings(t: Trace) -> list[str]:
         joined = words[0]
         for more in words[1:]:
             joined = _("{first} and {second}").format(first=joined, second=more)
-        out.append(_("Mask: {masks}.").format(masks=joined))
+        out.append(_(MASK).format(masks=joined))
     if d.heads > 1:
-        out.append((_("Heads: {heads}, head a using its own block of {d_k} columns of W_Q and W_K and {d_v} of W_V; "
-                      "then the heads' outputs side by side, times W_O.") if p.w_o is not None else
-                    _("Heads: {heads}, head a using its own block of {d_k} columns of W_Q and W_K and {d_v} of W_V; "
-                      "the output is the heads' outputs side by side.")).format(heads=d.heads, d_k=d.d_k, d_v=d.d_v))
+        out.append(_(HEADS_W_O if p.w_o is not None else HEADS).format(heads=d.heads, d_k=d.d_k, d_v=d.d_v))
     return out
 
 
