@@ -41,7 +41,8 @@ ROUNDS = re.compile(r"Round every intermediate to (\d+) decimals?")
 SCALING = re.compile(r"into the next step; (.+?)\.(?:\s|$)")  # the end of the same sentence: how the scores are scaled
 SETTINGS = (re.compile(r"Mask: (.+?)\.(?:\s|$)"), re.compile(r"Heads: (.+?)\.(?:\s|$)"))  # said when the problem has them
 SHAPE = re.compile(r"\s*\[\s*\d+\s*[x×]\s*\d+\s*\]$")  # the "[3 x 3]" after a title
-COLUMNS = re.compile(r"\(columns (.+) to (.+)\)")  # a plain table split into runs of columns
+COLUMNS = re.compile(r"(?:\(columns |（列 )(.+) (?:to|到) (.+)(?:\)|）)")  # a plain table split into runs of columns
+# (in English or Chinese)
 RULE = re.compile(r"\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?")  # markdown's |---|---:| line
 NUMBER = re.compile(r"[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?")
 SIGN_APART = re.compile(r"^([+-])\s+(?=[\d.,])")  # "- 0.76", typed with a space after the sign
@@ -114,9 +115,11 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
     marked = [table for table in tables if _marked(table)]
     truth = {key: _values(t, key) for key in _keys(marked)}
     answers = _Answers(origin, {key: np.full(values.shape, np.nan) for key, values in truth.items()}, truth, precision)
-    found = _titles(lines, _aliases(t, [table.title for table in blocks]))
+    aliases = _aliases(t, [table.title for table in blocks])
+    found = _titles(lines, aliases)
     markdown = any(MARKDOWN.match(line) for line in lines)
-    answers.notes.extend(_retitle(lines, found, [table.title for table in blocks], {table.title for table in tables}, markdown))
+    answers.notes.extend(_retitle(lines, found, [table.title for table in blocks], {table.title for table in tables}, markdown,
+                                  aliases))
     read = 0
     checked = []
     wide: set[str] = set()
@@ -341,13 +344,14 @@ def _heading(line: str, markdown: bool) -> bool:
     return SHAPE.search(text) is not None or (markdown and text.startswith("**"))  # a plain row may be labelled **
 
 
-def _retitle(lines: list[str], found: dict[str, list[int]], titles: list[str], read: set[str], markdown: bool) -> list[Said]:
+def _retitle(lines: list[str], found: dict[str, list[int]], titles: list[str], read: set[str], markdown: bool,
+             aliases: dict[str, str]) -> list[Said]:
     """a heading edited by hand is read as the closest title not found as printed, so its table is not lost silently"""
     missing = [title for title in dict.fromkeys(titles) if title not in found]
     notes: list[Said] = []
     for i, line in enumerate(lines):
         heading = _title(line)
-        if not _heading(line, markdown) or heading in titles:
+        if not _heading(line, markdown) or heading in titles or heading in aliases:  # as printed, in either language
             continue
         match = _closest(heading, missing)
         if match is not None:
