@@ -113,11 +113,12 @@ def test_the_numbers_of_the_note_are_the_tools_own(attntrace):
 
 
 @pytest.mark.parametrize("args", [
-    ["step", "--input", "2"], ["step", "--input", "1", "--carry-rounding", "--precision", "1"], ["run", "--scale"],
+    ["step", "--input", "2"], ["step", "--input", "1"], ["run", "--carry-rounding", "--precision", "1"], ["run", "--scale"],
     ["run", SAMPLES / "scaled.json"], ["worksheet", "--key", "--format", "plain"], ["worksheet", "--format", "markdown"],
 ])
 def test_the_note_is_only_where_its_numbers_are_shown(attntrace, args):
-    """not for another input, nor with rounding carried or other settings, nor in a worksheet (it holds answers)"""
+    """in a run only (the docs show step --input 1 as it was), not with rounding carried or other settings, nor in a
+    worksheet (it holds answers)"""
     r = attntrace(*args)
     assert r.code == 0, r.err
     assert "8 steps to self-attention" not in " ".join(r.out.split())

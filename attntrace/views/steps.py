@@ -281,7 +281,7 @@ def _output(t: Trace, row: int) -> Step:
         formula = "concat · W_O" + (" + b_o" if p.b_o is not None else "")
         items.append(Block(_("output {input} = {formula}").format(input=i, formula=formula), "output", (label,),
                            numbered(d.d_out), t.output[j:j + 1], (None, "output", j)))
-    if row == 0 and _tutorial(t):
+    if row == 0 and t.query is None and _tutorial(t):  # in a run, as the article walks through it
         items.append(Note(_('the article "8 steps to self-attention" gets [2.0, 7.0, 1.5] here, not 1.9366 6.6831 '
                             "1.5951, because it rounded the softmax row of step 5 to [0.0, 0.5, 0.5] by hand; rounding "
                             "carried at one decimal (--carry-rounding --precision 1) gives [0.1, 0.5, 0.5] and 2.1 7.2 "
