@@ -38,7 +38,8 @@ from attntrace.views.steps import worksheet_steps
 from attntrace.views.text import width as text_width
 
 SHAPE = re.compile(r"\s*\[\s*\d+\s*[x×]\s*\d+\s*\]$")  # the "[3 x 3]" after a title
-COLUMNS = re.compile(r"\(columns (.+) to (.+)\)")  # a plain table split into runs of columns
+COLUMNS = re.compile(r"(?:\(columns |（列 )(.+) (?:to|到) (.+)(?:\)|）)")  # a plain table split into runs of columns
+# (in English or Chinese)
 RULE = re.compile(r"\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?")  # markdown's |---|---:| line
 NUMBER = re.compile(r"[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?")
 SIGN_APART = re.compile(r"^([+-])\s+(?=[\d.,])")  # "- 0.76", typed with a space after the sign

@@ -207,8 +207,9 @@ def render_trace(t: Trace, fmt: str = "plain", precision: int = 4) -> str:
     """what `attntrace run FILE --format FMT` prints (or `step --input N`, for a one-input trace)"""
     if fmt not in FORMATS:
         from attntrace.errors import AttntraceError
+        from attntrace.language import _
 
-        raise AttntraceError(f'unknown format "{fmt}"; use {", ".join(FORMATS)}')
+        raise AttntraceError(_('unknown format "{format}"; use {formats}').format(format=fmt, formats=", ".join(FORMATS)))
     return "".join(render(trace_document(t), fmt, Style(precision)))
 
 

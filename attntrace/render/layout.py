@@ -39,14 +39,20 @@ def shown(count: int, limit: int = MAX_SHOWN) -> tuple[list[int], int]:
 
 def gap_head(count: int) -> str:
     """the head of the column that stands, in a table, where count columns are hidden"""
-    return f"⋯ {count} hidden ⋯"
+    from attntrace.language import _
+
+    return _("⋯ {n} hidden ⋯").format(n=count)
 
 
 def hidden_line(count: int, what: str) -> str:
     """the line after a table that hides count of its what ("row" or "column")"""
-    from attntrace.words import plural
+    from attntrace.language import ngettext
 
-    return f"… {plural(count, what)} hidden; --format json shows all"
+    if what == "row":
+        return ngettext("… {n} row hidden; --format json shows all", "… {n} rows hidden; --format json shows all",
+                        count).format(n=f"{count:,}")
+    return ngettext("… {n} column hidden; --format json shows all", "… {n} columns hidden; --format json shows all",
+                    count).format(n=f"{count:,}")
 
 
 def runs(widths: list[int], room: int, gap: int) -> list[tuple[int, int]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from attntrace.language import _
 from attntrace.render.escape import markdown as _escape
 from attntrace.render.layout import cells, gap_head, hidden_line, shown
 from attntrace.views.page import Block, Note, Step
@@ -31,7 +32,7 @@ def block(b: Block, precision: int, prefix: str, blank: bool = False) -> list[st
     lines.append("|---|" + "---:|" * len(heads))
     for k, r in enumerate(rows):
         if hidden_rows and k == len(rows) // 2:
-            lines.append(f"| ⋮ {hidden_rows} hidden |" + " ⋮ |" * len(heads))
+            lines.append("| " + _("⋮ {n} hidden").format(n=hidden_rows) + " |" + " ⋮ |" * len(heads))
         row = ["   "] * len(heads) if blank else texts[k]
         lines.append(f"| {_escape(b.rows[r])} | " + " | ".join(row) + " |")
     for count, what in ((hidden_rows, "row"), (hidden_cols, "column")):

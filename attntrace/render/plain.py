@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from itertools import groupby
 from typing import cast
 
+from attntrace.language import _
 from attntrace.render.escape import visible
 from attntrace.render.layout import cells, gap_head, hidden_line, runs, shown
 from attntrace.views.page import Block, Note, Step
@@ -75,7 +76,8 @@ def block(b: Block, precision: int, prefix: str, blank: bool = False, whole: boo
             shown_rows.insert(len(rows) // 2, hidden_line(hidden_rows, "row"))
         lines.extend(shown_rows)
     if hidden_cols:
-        lines.extend(fit(hidden_line(hidden_cols, "column") + f" (shown: the first and last {len(cols) // 2})"))
+        lines.extend(fit(_("{hidden} (shown: the first and last {n})").format(hidden=hidden_line(hidden_cols, "column"),
+                                                                              n=len(cols) // 2)))
     return lines
 
 
@@ -118,8 +120,10 @@ def _range(heads: list[str], places: list[str], start: int, stop: int, whole: bo
     named = [k for k in range(start, stop) if places[k]]  # not the gap's marker
     if not named:
         return f"({heads[start]})"
-    text = f"(columns {heads[named[0]]} to {heads[named[-1]]})"
-    return text if whole or width(text) <= WIDTH else f"(columns {places[named[0]]} to {places[named[-1]]})"
+    text = _("(columns {first} to {last})").format(first=heads[named[0]], last=heads[named[-1]])
+    if whole or width(text) <= WIDTH:
+        return text
+    return _("(columns {first} to {last})").format(first=places[named[0]], last=places[named[-1]])
 
 
 def fitted(text: str) -> str:

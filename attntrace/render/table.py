@@ -18,6 +18,7 @@ from rich.style import Style
 from rich.text import Span, Text
 
 from attntrace.collector import paused
+from attntrace.language import N_, _, ngettext
 from attntrace.render.escape import visible
 from attntrace.render.fastrich import FastTable, FastText
 from attntrace.render.layout import cells, gap_head, hidden_line, part, runs, shown
@@ -31,7 +32,7 @@ COLOURS = {
 }
 BARS = "▁▂▃▄▅▆▇█"  # the heatmap's bars: a weight against the largest in its row
 ASCII_BARS = ".:-=+*#@"
-LEGEND = "heatmap: bar and shade = the weight against its row's largest ({top})"
+LEGEND = N_("heatmap: bar and shade = the weight against its row's largest ({top})")
 PALETTES = {  # the shade of a weight from none (low) to its row's largest (high), with the digits' colour on each
     "terminal": ((88, 88, 88), (25, 110, 230), "#ffffff", "#ffffff"),  # grey to blue at a like lightness: a
     # terminal's background, dark or light, is unknown, so neither end may be it
@@ -117,7 +118,7 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
     labels = [visible(b.rows[r]) for r in rows]
     gap_row = len(rows) // 2 if hidden_rows else None
     if gap_row is not None:
-        labels.insert(gap_row, f"⋮ {hidden_rows} hidden")
+        labels.insert(gap_row, _("⋮ {n} hidden").format(n=hidden_rows))
     widest = max(width_of(c.head) for c in columns)
     widest = max(min(widest, max(number_width + 2, 12)), number_width + (2 if heat else 0))
     label_room = min(max(8, width // 3), width - EDGE - GAP - widest)
@@ -150,7 +151,7 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
                 table.add_cells(Text(label), *[column[r] for column in drawn])
             out.append(table)
     if heat:
-        out.append(FastText(LEGEND.format(top=look.bars[-1]), style="italic"))
+        out.append(FastText(_(LEGEND).format(top=look.bars[-1]), style="italic"))
     out.extend(FastText(hidden_line(count, what), style="italic")
                for count, what in ((hidden_rows, "row"), (hidden_cols, "column")) if count)
     return out
@@ -180,9 +181,10 @@ def _range(heads: list[str], places: list[str], start: int, stop: int, width: in
                                                                      [k for k in real if k > gap]]
 
     def said(names: list[str]) -> str:
-        spans = [f"{names[side[0]]}" if len(side) == 1 else f"{names[side[0]]} to {names[side[-1]]}" for side in sides]
-        word = "column" if len(real) == 1 else "columns"
-        return f"({word} {' and '.join(spans)})"
+        spans = [f"{names[side[0]]}" if len(side) == 1 else
+                 _("{first} to {last}").format(first=names[side[0]], last=names[side[-1]]) for side in sides]
+        both = spans[0] if len(spans) == 1 else _("{first} and {second}").format(first=spans[0], second=spans[1])
+        return ngettext("(column {columns})", "(columns {columns})", len(real)).format(columns=both)
 
     named = said(heads)
     return named if width_of(named) <= width else said(places)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from attntrace.errors import AttntraceError
+from attntrace.language import _
 from attntrace.model.problem import Problem, check_memory, dims, problem_error
 
 
 def scale_text(scale: bool | float) -> str:
     if scale is True:
-        return "true (divide the scores by sqrt(d_k))"
-    return "false (no scaling)" if scale is False else f"divide the scores by {scale:g}"
+        return _("true (divide the scores by sqrt(d_k))")
+    return _("false (no scaling)") if scale is False else _("divide the scores by {scale}").format(scale=f"{scale:g}")
 
 
 def describe(problem: Problem, origin: str) -> str:
@@ -19,24 +20,30 @@ def describe(problem: Problem, origin: str) -> str:
         check_memory(d.n, d.m, d.d_model, d.d_src, d.d_k * d.heads, d.d_v * d.heads, d.heads, d.d_out)
     except AttntraceError as e:
         raise problem_error(origin, e) from None
-    kind = f"cross-attention, m = {d.m} source rows" if problem.source is not None else "self-attention"
+    if problem.source is not None:
+        valid = _("{origin}: a valid problem (cross-attention, m = {m} source rows)").format(origin=origin, m=d.m)
+    else:
+        valid = _("{origin}: a valid problem (self-attention)").format(origin=origin)
+    per_head = _("{n} per head")
     lines = [
-        f"{origin}: a valid problem ({kind})",
+        valid,
         f"n        {d.n}", f"m        {d.m}", f"d_model  {d.d_model}",
         *([f"d_src    {d.d_src}"] if problem.source is not None else []),
-        f"d_k      {d.d_k} per head", f"d_v      {d.d_v} per head", f"heads    {d.heads}", f"d_out    {d.d_out}",
-        f"scale    {scale_text(problem.scale)}", f"masks    {', '.join(problem.masks) or 'none'}",
+        f"d_k      {per_head.format(n=d.d_k)}", f"d_v      {per_head.format(n=d.d_v)}", f"heads    {d.heads}",
+        f"d_out    {d.d_out}", f"scale    {scale_text(problem.scale)}", f"masks    {', '.join(problem.masks) or _('none')}",
     ]
     if d.kv_heads != d.heads:
-        lines.insert(lines.index(f"heads    {d.heads}") + 1, f"kv_heads {d.kv_heads} (grouped-query: "
-                     f"{d.heads // d.kv_heads} query heads per key/value block)")
+        lines.insert(lines.index(f"heads    {d.heads}") + 1, "kv_heads " + _(
+            "{kv_heads} (grouped-query: {n} query heads per key/value block)").format(kv_heads=d.kv_heads,
+                                                                                      n=d.heads // d.kv_heads))
     if problem.rope is not None:
-        at = "0 … n-1" if problem.rope.positions is None else "as given"
-        turns = (f"base {problem.rope.base:g}" if problem.rope.frequencies is None else
-                 f"{len(problem.rope.frequencies)} frequencies given")
-        lines.append(f"rope     {turns}, pairs {problem.rope.pairs}, positions {at}")
+        at = "0 … n-1" if problem.rope.positions is None else _("as given")
+        turns = (_("base {base}").format(base=f"{problem.rope.base:g}") if problem.rope.frequencies is None else
+                 _("{n} frequencies given").format(n=len(problem.rope.frequencies)))
+        lines.append("rope     " + _("{turns}, pairs {pairs}, positions {positions}").format(
+            turns=turns, pairs=problem.rope.pairs, positions=at))
     if problem.alibi:
-        lines.append("alibi    -slope · |i - j| added to the scaled scores")
+        lines.append("alibi    " + _("-slope · |i - j| added to the scaled scores"))
     if problem.softcap is not None:
         lines.append(f"softcap  {problem.softcap:g} · tanh(score / {problem.softcap:g})")
     return "\n".join(lines) + "\n"

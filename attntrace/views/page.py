@@ -21,7 +21,8 @@ class Block:
     # the row of the trace's arrays shown, or None for all of them): what a worksheet's blank table asks for
 
 
-NoteKind = Literal["text", "self_check", "hidden"]  # words; step 8's self-check; the inputs a run does not walk through
+NoteKind = Literal["text", "self_check", "hidden", "tutorial"]  # words; step 8's self-check; the inputs a run does not
+# walk through; why the worked example's output differs from the article's (it gives an answer away)
 
 
 @dataclass(frozen=True)
@@ -43,4 +44,6 @@ class Step:
     @property
     def prefix(self) -> str:
         """what each table title starts with: "Step 3 · ", or nothing outside the eight steps"""
-        return f"Step {self.number} · " if self.number else ""
+        from attntrace.language import _
+
+        return _("Step {number} · ").format(number=self.number) if self.number else ""

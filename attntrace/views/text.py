@@ -68,7 +68,12 @@ def wrapped(text: str, columns: int, indent: str = "") -> list[str]:
         if line.strip() and used + 1 + size <= columns:
             line, used = f"{line} {word}", used + 1 + size
             continue
-        if line.strip():
+        head = _cjk_head(word, columns - used - 1) if line.strip() and not word.isascii() else ""
+        if head:  # Chinese text breaks between its characters, where no space is written
+            out.append(f"{line} {head}")
+            line, used, word = indent, width(indent), word[len(head):]
+            size = width(word)
+        elif line.strip():
             out.append(line)
             line, used = indent, width(indent)
         while used + size > columns and used + 1 < columns:  # a word longer than a line: as much as fits
@@ -81,3 +86,21 @@ def wrapped(text: str, columns: int, indent: str = "") -> list[str]:
         line, used = line + word, used + size
     out.append(line)
     return [piece.rstrip() for piece in out]
+
+
+NO_START = "，。、；：！？）》」』”’…·"  # what never starts a line of Chinese text
+NO_END = "（《「『“‘"  # what never ends one
+
+
+def _cjk_head(word: str, columns: int) -> str:
+    """the longest start of word that fits in columns and ends where Chinese text may break: beside a wide character
+    (two columns), never before a closing mark nor after an opening one; "" when there is none"""
+    best, used = "", 0
+    for k, ch in enumerate(word[:-1]):
+        used += width(ch)
+        if used > columns:
+            break
+        after = word[k + 1]
+        if (width(ch) == 2 or width(after) == 2) and after not in NO_START and ch not in NO_END:
+            best = word[:k + 1]
+    return best
