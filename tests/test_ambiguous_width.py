@@ -33,7 +33,7 @@ def aligned(text: str, ambiguous: int) -> list[str]:
         elif any(line.startswith(("+", "|")) for line in lines):  # tables drawn with lines, each after its title
             rows = [line if line.startswith(("+", "|")) else "" for line in lines]
         else:  # plain tables, each part of a wide one after its "(columns A to B)"
-            rows = ["" if line.startswith("(") else line for line in lines[1:]]
+            rows = ["" if line.startswith(("(", "（")) else line for line in lines[1:]]
         for part in "\n".join(rows).split("\n\n"):
             part_rows = [row for row in part.splitlines() if row]
             if len({width(row, ambiguous) for row in part_rows}) > 1 and not _wrapped(part_rows):
