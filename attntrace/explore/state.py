@@ -232,7 +232,7 @@ class Session:
         if self.cell is None:
             raise AttntraceError(_("this step has no table"))
         b = self.blocks()[self.cell.block]
-        key = GIVEN.get(b.title) or ("source" if b.title.startswith("source") else None)
+        key = GIVEN.get(b.title) or ("source" if b.kind == "x" else None)  # X is the other table of kind x
         if self.step > 2 or key is None:
             raise AttntraceError(_("{title} is computed; edit X or the weights (steps 1 and 2) and watch it change").format(
                 title=b.title))
@@ -360,7 +360,8 @@ class Session:
         if b.answer is None:  # what the problem's settings give: rope's angles, an ALiBi bias, a logit on its way
             hp = head_words(self.head + 1) if d.heads > 1 else ""
             if self.step == 3:  # an angle: of q_i in its own table, else of k_j (in self-attention, of q_j too)
-                letter = "q" if "queries" in b.title else "k"
+                angles = [k for k, given in enumerate(self.blocks()) if given.answer is None and given.rows != ("ω",)]
+                letter = "q" if len(angles) == 2 and c.block == angles[0] else "k"  # the queries' first, as run shows
                 vector = f"{letter}{c.row + 1 if letter == 'k' else self.row + 1}"
                 name = f"{hp}{angle_words(vector, b.cols[c.col])} = "
                 return self.row + 1, lambda t: t.startswith(name)
@@ -379,7 +380,7 @@ class Session:
         projected = f"output{i}[{col}] = concat"
         if head is not None:
             return i, lambda t: t.startswith(f"{hp}output{i}[{col}] = ") and not t.startswith(projected)
-        if b.title.startswith("concat") or self.problem.w_o is None:  # a head's output, copied into the concatenation
+        if key == "concat" or self.problem.w_o is None:  # a head's output, copied into the concatenation
             part = f"{head_words(c.col // d.d_v + 1)}output{i}[{c.col % d.d_v + 1}] = "
             return i, lambda t: t.startswith(part)
         return i, lambda t: t.startswith(projected)
