@@ -190,3 +190,15 @@ def test_in_a_real_terminal_of_80_by_24_the_explorer_speaks_chinese_and_q_quits(
     t.keys("q")
     assert t.ended() == 0
 
+
+
+def test_a_long_chinese_path_is_shortened_by_its_width_on_screen():
+    from pathlib import Path
+
+    from attntrace.explore.app import _short
+
+    path = Path("/作业/" + "文件夹" * 20 + "/题目.json")
+    short = _short(path)
+    assert cell_len(short) <= 60 and short.startswith("/作业/文件夹") and short.endswith("文件夹/题目.json") and "…" in short
+    plain = Path("/" + "a b" * 30 + "/x.json")
+    assert _short(plain) == str(plain)[:29] + "…" + str(plain)[-30:]

@@ -868,9 +868,21 @@ def _named(path: Path, look: Callable[[], R]) -> R:
 
 
 def _short(path: Path, most: int = 60) -> str:
-    """a long path shown by its start and its end"""
+    """a long path shown by its start and its end, most columns wide at most (a Chinese character takes two)"""
     text = str(path)
-    return text if len(text) <= most else f"{text[:most // 2 - 1]}…{text[-(most // 2):]}"
+    if cell_len(text) <= most:
+        return text
+    return f"{_within(text, most // 2 - 1)}…{_within(text[::-1], most // 2)[::-1]}"
+
+
+def _within(text: str, columns: int) -> str:
+    """the start of text that takes at most columns"""
+    used = 0
+    for at, character in enumerate(text):
+        used += cell_len(character)
+        if used > columns:
+            return text[:at]
+    return text
 
 
 def _same(path: Path, other: Path) -> bool:
