@@ -37,28 +37,29 @@ from attntrace.errors import AttntraceError
 from attntrace.explore.drawing import SELECTED, CellKey, Drawer, Finish, Part, Stop, go_on, highlighted, watched
 from attntrace.explore.state import STEPS, Cell, Session, typed
 from attntrace.files.paths import kind
+from attntrace.language import N_, _, ngettext
 from attntrace.render.escape import visible
 from attntrace.render.table import Look
 
-HINT = "? keys · q quit"
+HINT = N_("? keys · q quit")  # translated where it is shown, as are the keys' words
 KEYS = (
-    ("→ ← (n p)", "next / previous step"),
-    ("↓ ↑, 1-9", "the input that steps 4-7 follow"),
-    ("h H", "next / previous head"),
-    ("Tab, Shift+Tab", "next / previous cell"),
-    ("Shift+arrows", "move between cells; a click selects one too"),
-    ("Enter", "the selected cell's arithmetic, as explain writes it (again: hide it)"),
-    ("e", "edit the selected cell of X or a weight; every later step is recomputed"),
-    ("u", "undo the last change (an edit, s or m)"),
-    ("s", "scaling on / off"),
-    ("m", "the next masks: none, causal, window, padding, the problem's own"),
-    ("+ -", "more / fewer decimals"),
-    ("t", "the softmax of the followed input at a temperature T; [ and ] change T"),
-    ("x", "save the screen as an SVG picture"),
-    ("w", "write the problem, as edited, to a file"),
-    ("PgUp PgDn", "scroll the step"),
-    ("Esc", "close the side panel"),
-    ("q", "quit; Ctrl-C ends with exit status 130"),
+    ("→ ← (n p)", N_("next / previous step")),
+    ("↓ ↑, 1-9", N_("the input that steps 4-7 follow")),
+    ("h H", N_("next / previous head")),
+    ("Tab, Shift+Tab", N_("next / previous cell")),
+    (N_("Shift+arrows"), N_("move between cells; a click selects one too")),
+    ("Enter", N_("the selected cell's arithmetic, as explain writes it (again: hide it)")),
+    ("e", N_("edit the selected cell of X or a weight; every later step is recomputed")),
+    ("u", N_("undo the last change (an edit, s or m)")),
+    ("s", N_("scaling on / off")),
+    ("m", N_("the next masks: none, causal, window, padding, the problem's own")),
+    ("+ -", N_("more / fewer decimals")),
+    ("t", N_("the softmax of the followed input at a temperature T; [ and ] change T")),
+    ("x", N_("save the screen as an SVG picture")),
+    ("w", N_("write the problem, as edited, to a file")),
+    ("PgUp PgDn", N_("scroll the step")),
+    ("Esc", N_("close the side panel")),
+    ("q", N_("quit; Ctrl-C ends with exit status 130")),
 )
 Key = Callable[[Session], str | None]  # what a key does to a session, and what it says
 STEPS_WIDTH = 24  # the list of steps on the left
@@ -117,8 +118,8 @@ class Explorer(App[None]):
         try:
             return Path.cwd()
         except OSError:
-            raise AttntraceError("the current folder no longer exists; give w a full path, or quit and start again "
-                                 "in another folder") from None
+            raise AttntraceError(_("the current folder no longer exists; give w a full path, or quit and start "
+                                   "again in another folder")) from None
 
     def get_default_screen(self) -> Screen[Any]:
         return TraceScreen()
@@ -208,7 +209,7 @@ class TraceScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.message = HINT
+        self.message = _(HINT)
         self.drawn = 0  # the screens drawn so far
         self.ahead = 0  # the generation of drawing ahead; a new one stops the last
         self.drawn_ahead: tuple[object, ...] | None = None  # what drawing ahead started from
@@ -385,14 +386,16 @@ class TraceScreen(Screen[None]):
     def _steps(self) -> Text:
         out = Text()
         for number, name in enumerate(STEPS, start=1):
-            line = Text(f"{number} {name}\n", style=Style(meta={"step": number}))
+            line = Text(f"{number} {_(name)}\n", style=Style(meta={"step": number}))
             if number == self.session.step:
                 line.stylize(SELECTED)
             out.append_text(line)
         p = self.session.problem
         d = p.dims
-        about = f"\n{visible(p.name or 'problem')}\nn = {d.n}, d_model = {d.d_model}\nd_k = {d.d_k}, d_v = {d.d_v}"
-        out.append(about + (f", {d.heads} heads" if d.heads > 1 else ""), style="dim")
+        name = visible(p.name) if p.name else _("problem")
+        about = f"\n{name}\nn = {d.n}, d_model = {d.d_model}\nd_k = {d.d_k}, d_v = {d.d_v}"
+        heads = ngettext(", {n} head", ", {n} heads", d.heads).format(n=d.heads)
+        out.append(about + (heads if d.heads > 1 else ""), style="dim")
         return out
 
     def _side(self, s: Session, width: int) -> list[Part]:
@@ -404,14 +407,15 @@ class TraceScreen(Screen[None]):
         drawer = self.drawer
         parts: list[Part] = []
         if s.explaining:
-            parts.append(drawer.text(Text("the selected cell's arithmetic", style="bold underline"), width))
+            parts.append(drawer.text(Text(_("the selected cell's arithmetic"), style="bold underline"), width))
             parts.extend(drawer.text(Text(visible(line)), width) for line in s.arithmetic())
             parts.append(drawer.blank(width))
         if s.tempered:
-            parts.append(drawer.text(Text("softmax at a temperature ([ and ] change T)", style="bold underline"), width))
+            parts.append(drawer.text(Text(_("softmax at a temperature ([ and ] change T)"), style="bold underline"),
+                                     width))
             parts.extend(drawer.block(s.temperature_block(), -1, "", s.precision, width, None))
-            parts.append(drawer.text(Text("T < 1 sharpens the row towards its largest score; T > 1 flattens it towards "
-                                          "equal weights.", style="italic"), width))
+            parts.append(drawer.text(Text(_("T < 1 sharpens the row towards its largest score; T > 1 flattens it "
+                                            "towards equal weights."), style="italic"), width))
         return parts
 
     # keys
@@ -422,7 +426,7 @@ class TraceScreen(Screen[None]):
             said = change()
         except AttntraceError as e:
             said = f"! {e}"
-        self.message = said or HINT
+        self.message = said or _(HINT)
         await self.redraw()
 
     async def press(self, key: Key) -> None:
@@ -499,14 +503,15 @@ class TraceScreen(Screen[None]):
     async def action_edit(self) -> None:
         s = self.session
         try:
-            _, block = s.editable()
+            _key, block = s.editable()
         except AttntraceError as e:
             await self.say(e)
             return
         c = s.cell
         assert c is not None
         value = float(block.values[c.row, c.col])
-        question = f"{block.title}[{c.row + 1}, {c.col + 1}] is {typed(value)}. Type a new value and Enter (Esc keeps it):"
+        question = _("{cell} is {value}. Type a new value and Enter (Esc keeps it):").format(
+            cell=f"{block.title}[{c.row + 1}, {c.col + 1}]", value=typed(value))
 
         async def answered(text: str | None) -> None:
             if text is not None:
@@ -521,7 +526,7 @@ class TraceScreen(Screen[None]):
             path = _free(explorer.here(), f"{explorer.stem}-step{self.session.step}", ".svg")
             picture = explorer.export_screenshot(title=visible(self.session.problem.name or "attntrace"))
             _named(path, lambda: write_files({path: picture}))
-            return f"wrote {path}"
+            return _("wrote {path}").format(path=path)
 
         await self.act(save)
 
@@ -537,31 +542,30 @@ class TraceScreen(Screen[None]):
 
         def write(target: Path) -> str:
             _named(target, lambda: write_files({target: self.session.problem_text()}))
-            return f"wrote {target}; trace it with attntrace run {target}"
+            return _("wrote {path}; trace it with attntrace run {path}").format(path=target)
 
         async def confirmed(target: Path, yes: bool | None) -> None:
             if yes:
                 await self.act(lambda: write(target))
             else:
-                await self.act(lambda: f"kept {target} as it was; w again writes to another file")
+                await self.act(lambda: _("kept {path} as it was; w again writes to another file").format(path=target))
 
         async def answered(text: str | None) -> None:
             if text is None:
                 return
             try:
-                target, exists = _target(text, folder, explorer.opened)
+                target, question = _target(text, folder, explorer.opened)
             except AttntraceError as e:
                 await self.say(e)
                 return
-            if exists is None:
+            if question is None:
                 await self.act(lambda: write(target))
             else:
-                await self.ask(Confirm(f"{target} {exists}. Overwrite it with the problem as edited? y overwrites it; "
-                                       "any other key keeps it."), lambda yes: confirmed(target, yes))
+                await self.ask(Confirm(question), lambda yes: confirmed(target, yes))
 
         default = _free(folder, f"{explorer.stem}-edited", ".json")
-        await self.ask(Prompt(f"Write the problem, as edited, to this file in {folder} (Enter; Esc cancels):",
-                              default.name), answered)
+        await self.ask(Prompt(_("Write the problem, as edited, to this file in {folder} (Enter; Esc cancels):").format(
+            folder=folder), default.name), answered)
 
     async def on_click(self, event: events.Click) -> None:
         """a click on a cell selects it; a click on a step opens it"""
@@ -778,11 +782,11 @@ class Keys(Dialog[None]):
     def compose(self) -> ComposeResult:
         table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
         table.add_column(style="bold", no_wrap=True)
-        table.add_column()
+        table.add_column(overflow="fold")  # a line of Chinese, without spaces to break at, is broken where it ends
         for keys, what in KEYS:
-            table.add_row(keys, what)
+            table.add_row(_(keys), _(what))
         with Vertical(id="dialog"):
-            yield Static(Group(Text("attntrace explore: the keys", style="bold underline"), Text(""), table))
+            yield Static(Group(Text(_("attntrace explore: the keys"), style="bold underline"), Text(""), table))
 
     async def typed(self, event: events.Key) -> None:
         dialog = self.query_one("#dialog")
@@ -824,29 +828,32 @@ def _cut(rows: list[str], width: int, most: int) -> list[str]:
 
 
 def _target(text: str, folder: Path, opened: Path | None) -> tuple[Path, str | None]:
-    """the file w writes for the name typed (relative to folder), and, when it exists, what to say of it before it is
+    """the file w writes for the name typed (relative to folder), and, when it exists, the question to ask before it is
     overwritten (it may be the problem file opened); a name that cannot be written is one clear error"""
     name = text.strip()
     try:
         path = Path(name).expanduser()
     except RuntimeError:  # no home folder for ~ (HOME unset, and no such user)
-        raise AttntraceError(f"{name.split('/')[0]} names no home folder here (is HOME set?); give the file's full "
-                             "path") from None
+        raise AttntraceError(_("{name} names no home folder here (is HOME set?); give the file's full path").format(
+            name=name.split('/')[0])) from None
     target = path if path.is_absolute() else folder / path
     found = _named(target, lambda: kind(target))
     if found == "directory":
-        raise AttntraceError(f"{_short(target)}: is a folder; give a file name")
+        raise AttntraceError(_("{path}: is a folder; give a file name").format(path=_short(target)))
     if found == "other":
-        raise AttntraceError(f"{_short(target)}: is a device or a pipe, not a file; give a file name")
+        raise AttntraceError(_("{path}: is a device or a pipe, not a file; give a file name").format(path=_short(target)))
     if found == "missing":
         if _named(target.parent, lambda: kind(target.parent)) != "directory":
-            raise AttntraceError(f"{_short(target.parent)}: no such folder; create it, or give another folder")
+            raise AttntraceError(_("{path}: no such folder; create it, or give another folder").format(
+                path=_short(target.parent)))
         return target, None
     if not _named(target, lambda: os.stat(target).st_mode) & 0o222:  # even for root, whom os.access lets write
-        raise AttntraceError(f"{_short(target)}: is read-only; give another name")
+        raise AttntraceError(_("{path}: is read-only; give another name").format(path=_short(target)))
     if opened is not None and _same(target, opened):
-        return target, "is the problem file this explorer opened"
-    return target, "exists"
+        return target, _("{path} is the problem file this explorer opened. Overwrite it with the problem as edited? y "
+                         "overwrites it; any other key keeps it.").format(path=target)
+    return target, _("{path} exists. Overwrite it with the problem as edited? y overwrites it; any other key keeps "
+                     "it.").format(path=target)
 
 
 def _named(path: Path, look: Callable[[], R]) -> R:
@@ -856,13 +863,26 @@ def _named(path: Path, look: Callable[[], R]) -> R:
     except AttntraceError as e:
         raise AttntraceError(str(e).replace(str(path), str(_short(path))), e.exit_code) from None
     except (OSError, ValueError) as e:
-        raise AttntraceError(f"{_short(path)}: cannot write it: {getattr(e, 'strerror', None) or e}") from None
+        raise AttntraceError(_("{path}: cannot write it: {reason}").format(
+            path=_short(path), reason=getattr(e, 'strerror', None) or e)) from None
 
 
 def _short(path: Path, most: int = 60) -> str:
-    """a long path shown by its start and its end"""
+    """a long path shown by its start and its end, most columns wide at most (a Chinese character takes two)"""
     text = str(path)
-    return text if len(text) <= most else f"{text[:most // 2 - 1]}…{text[-(most // 2):]}"
+    if cell_len(text) <= most:
+        return text
+    return f"{_within(text, most // 2 - 1)}…{_within(text[::-1], most // 2)[::-1]}"
+
+
+def _within(text: str, columns: int) -> str:
+    """the start of text that takes at most columns"""
+    used = 0
+    for at, character in enumerate(text):
+        used += cell_len(character)
+        if used > columns:
+            return text[:at]
+    return text
 
 
 def _same(path: Path, other: Path) -> bool:

@@ -14,23 +14,25 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.language import N_, _, ngettext
 from attntrace.model import masks
 from attntrace.model.engine import trace
 from attntrace.model.maths import softmax
 from attntrace.model.problem import Problem
 from attntrace.model.trace import Trace
 from attntrace.render.layout import shown
-from attntrace.views.explain import explain_steps, fixed
+from attntrace.views.explain import angle_words, explain_steps, fixed, head_words
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.steps import run_steps, step_steps, walk_rows
 
-STEPS = ("prepare inputs", "weights", "derive Q, K, V", "scores", "softmax", "weighted values", "output",
-         "every input at once")
+STEPS = (N_("prepare inputs"), N_("weights"), N_("derive Q, K, V"), N_("scores"), N_("softmax"),
+         N_("weighted values"), N_("output"), N_("every input at once"))  # translated where they are shown
 MAX_PRECISION = 17  # as --precision
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")  # what a cell may be edited to
 TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 GIVEN = {"X": "x", "W_Q": "w_q", "W_K": "w_k", "W_V": "w_v", "W_O": "w_o", "b_q": "b_q", "b_k": "b_k",
          "b_v": "b_v", "b_o": "b_o"}  # the tables of steps 1 and 2 that are the problem's own numbers, by title
+MASKS = {"causal": N_("causal")}  # a mask's name as the status line shows it, by its name in a problem file
 CACHED = 64  # traces and views kept; past that, those least lately asked for are dropped
 
 
@@ -162,28 +164,29 @@ class Session:
 
     def next_step(self, delta: int) -> None:
         if not 1 <= self.step + delta <= len(STEPS):
-            raise AttntraceError("this is the last step" if delta > 0 else "this is the first step")
+            raise AttntraceError(_("this is the last step") if delta > 0 else _("this is the first step"))
         self.go(self.step + delta)
 
     def follow(self, row: int) -> None:
         """follow input row (from 0) through steps 4-7"""
         n = self.problem.dims.n
         if not 0 <= row < n:
-            raise AttntraceError(f"input {row + 1} is out of range; this problem has inputs 1 to {n}")
+            raise AttntraceError(_("input {i} is out of range; this problem has inputs 1 to {n}").format(i=row + 1, n=n))
         self.row = row
         self._keep()
 
     def next_input(self, delta: int) -> None:
         n = self.problem.dims.n
         if not 0 <= self.row + delta < n:
-            raise AttntraceError(f"input {self.row + 1} is the {'last' if delta > 0 else 'first'}; "
-                                 f"this problem has inputs 1 to {n}")
+            said = (_("input {i} is the last; this problem has inputs 1 to {n}") if delta > 0 else
+                    _("input {i} is the first; this problem has inputs 1 to {n}"))
+            raise AttntraceError(said.format(i=self.row + 1, n=n))
         self.follow(self.row + delta)
 
     def next_head(self, delta: int) -> None:
         heads = self.problem.dims.heads
         if heads == 1:
-            raise AttntraceError("this problem has one head")
+            raise AttntraceError(_("this problem has one head"))
         self.head = (self.head + delta) % heads
         self._keep()
 
@@ -191,13 +194,13 @@ class Session:
         blocks = self.blocks()
         if not (0 <= cell.block < len(blocks) and 0 <= cell.row < len(blocks[cell.block].rows)
                 and 0 <= cell.col < len(blocks[cell.block].cols)):
-            raise AttntraceError("there is no such cell in this step")
+            raise AttntraceError(_("there is no such cell in this step"))
         self.cell = cell
 
     def move(self, rows: int, cols: int) -> None:
         """the cell rows down and cols right of the selected one, in the same table (hidden rows and columns skipped)"""
         if self.cell is None:
-            raise AttntraceError("this step has no table")
+            raise AttntraceError(_("this step has no table"))
         c, b = self.cell, self.blocks()[self.cell.block]
         shown_rows, shown_cols = shown(len(b.rows))[0], shown(len(b.cols))[0]
         r = shown_rows[min(max(shown_rows.index(c.row) + rows, 0), len(shown_rows) - 1)]
@@ -207,7 +210,7 @@ class Session:
     def tab(self, delta: int) -> None:
         """the next cell (delta 1) or the previous one (-1), row by row, on to the next table and round again"""
         if self.cell is None:
-            raise AttntraceError("this step has no table")
+            raise AttntraceError(_("this step has no table"))
         order = [Cell(k, r, c) for k, b in enumerate(self.blocks())
                  for r in shown(len(b.rows))[0] for c in shown(len(b.cols))[0]]
         self.cell = order[(order.index(self.cell) + delta) % len(order)]
@@ -227,11 +230,12 @@ class Session:
     def editable(self) -> tuple[str, Block]:
         """the problem key of the selected cell's table, and the table; only the given numbers can be edited"""
         if self.cell is None:
-            raise AttntraceError("this step has no table")
+            raise AttntraceError(_("this step has no table"))
         b = self.blocks()[self.cell.block]
-        key = GIVEN.get(b.title) or ("source" if b.title.startswith("source") else None)
+        key = GIVEN.get(b.title) or ("source" if b.kind == "x" else None)  # X is the other table of kind x
         if self.step > 2 or key is None:
-            raise AttntraceError(f"{b.title} is computed; edit X or the weights (steps 1 and 2) and watch it change")
+            raise AttntraceError(_("{title} is computed; edit X or the weights (steps 1 and 2) and watch it change").format(
+                title=b.title))
         return key, b
 
     def edit(self, text: str) -> str:
@@ -244,9 +248,11 @@ class Session:
                 raise ValueError
             value = float(text.strip())
         except ValueError:
-            raise AttntraceError(f'"{text.strip()}" is not a number; type one such as 2, -0.5 or 1e-3') from None
+            raise AttntraceError(_('"{text}" is not a number; type one such as 2, -0.5 or 1e-3').format(
+                text=text.strip())) from None
         if not math.isfinite(value):
-            raise AttntraceError(f"{text.strip()} is not a finite number; type one such as 2, -0.5 or 1e-3")
+            raise AttntraceError(_("{text} is not a finite number; type one such as 2, -0.5 or 1e-3").format(
+                text=text.strip()))
         matrix = np.array(getattr(self.problem, key), dtype=np.float64)
         if matrix.ndim == 1:
             matrix[c.col] = value
@@ -258,17 +264,18 @@ class Session:
 
     def undo(self) -> str:
         if not self.history:
-            raise AttntraceError("nothing to undo")
+            raise AttntraceError(_("nothing to undo"))
         self.before, self.problem = self.problem, self.history.pop()
         self._keep()
-        return f"undone; {len(self.history)} change{'s' * (len(self.history) != 1)} left to undo"
+        left = len(self.history)
+        return ngettext("undone; {n} change left to undo", "undone; {n} changes left to undo", left).format(n=left)
 
     def toggle_scale(self) -> str:
         """no scaling, or the problem's own (sqrt(d_k) when it had none)"""
         own, p = self.original.scale, self.problem
         scale = False if p.scale is not False else (own if own is not False else True)
         self._change(self._cached(("scaled", id(p)), p, lambda: replace(p, scale=scale)))  # the same problem each time
-        return f"scale: {self.scale_words()}"
+        return _("scale: none") if self.problem.scale is False else _("scale: {scale}").format(scale=self.scale_words())
 
     def cycle_mask(self) -> str:
         """the next of: no mask, causal, a window, the problem's padding, the problem's own masks"""
@@ -285,7 +292,7 @@ class Session:
         p = self.problem
         now = choices.index(p.mask) if p.mask in choices else -1
         self._change(self._cached(("masked", id(p)), p, lambda: replace(p, mask=choices[(now + 1) % len(choices)])))
-        return f"masks: {self.mask_words()}"
+        return _("masks: none") if not self.problem.mask else _("masks: {masks}").format(masks=self.mask_words())
 
     def _change(self, new: Problem) -> None:
         """take a changed problem, once the engine has traced it (a problem it refuses is never taken)"""
@@ -297,7 +304,7 @@ class Session:
     def more_precision(self, delta: int) -> str:
         precision = self.precision + delta
         if not 0 <= precision <= MAX_PRECISION:
-            raise AttntraceError(f"the precision goes from 0 to {MAX_PRECISION} decimals")
+            raise AttntraceError(_("the precision goes from 0 to {most} decimals").format(most=MAX_PRECISION))
         previous, self.precision = self.precision, precision
         try:
             self.view()  # with carried rounding, every intermediate is rounded anew
@@ -305,7 +312,7 @@ class Session:
             self.precision = previous
             raise
         self._keep()
-        return f"precision: {precision} decimal{'s' * (precision != 1)}"
+        return ngettext("precision: {n} decimal", "precision: {n} decimals", precision).format(n=precision)
 
     def toggle_temperature(self) -> None:
         self.tempered = not self.tempered
@@ -314,10 +321,11 @@ class Session:
         """the next temperature up (delta 1) or down (-1)"""
         at = min(range(len(TEMPERATURES)), key=lambda k: abs(TEMPERATURES[k] - self.temperature))
         if not 0 <= at + delta < len(TEMPERATURES):
-            raise AttntraceError(f"the temperature goes from {TEMPERATURES[0]:g} to {TEMPERATURES[-1]:g}")
+            raise AttntraceError(_("the temperature goes from {low} to {high}").format(low=f"{TEMPERATURES[0]:g}",
+                                                                                      high=f"{TEMPERATURES[-1]:g}"))
         self.temperature = TEMPERATURES[at + delta]
         self.tempered = True
-        return f"temperature T = {self.temperature:g}"
+        return _("temperature T = {t}").format(t=f"{self.temperature:g}")
 
     def toggle_explaining(self) -> None:
         self.explaining = not self.explaining
@@ -327,15 +335,16 @@ class Session:
     def arithmetic(self) -> list[str]:
         """the selected cell's arithmetic, as `attntrace explain` writes it, then how those lines are written"""
         if self.cell is None:
-            return ["this step has no table"]
+            return [_("this step has no table")]
         c, b = self.cell, self.blocks()[self.cell.block]
         if self.step <= 2:
-            return [f"{b.title}[{c.row + 1}, {c.col + 1}] = {fixed(b.values[c.row, c.col], self.precision)} is given, "
-                    "not computed: e changes it"]
+            return [_("{cell} = {value} is given, not computed: e changes it").format(
+                cell=f"{b.title}[{c.row + 1}, {c.col + 1}]", value=fixed(b.values[c.row, c.col], self.precision))]
         query, wanted = self._where(b, c)
         steps = self._explained(self.problem, query, self.precision, self.decimals)
         texts = [item.text for s in steps for item in s.items if isinstance(item, Note)]
-        legend = [text for text in texts if " = " not in text and not text.startswith(("score", "head"))]
+        legend = [item.text for item in steps[0].items if isinstance(item, Note) and " = " not in item.text]  # how the
+        # lines are written: step 3's first notes, the only ones without a result
         return [text for text in texts if wanted(text)] + [""] + legend
 
     def _explained(self, p: Problem, query: int, precision: int, decimals: int | None) -> list[Step]:
@@ -349,14 +358,16 @@ class Session:
         i = c.row + 1 if self.step in (3, 8) else self.row + 1  # steps 3 and 8 hold every input, a row each
         col = c.col + 1
         if b.answer is None:  # what the problem's settings give: rope's angles, an ALiBi bias, a logit on its way
-            hp = f"head {self.head + 1} · " if d.heads > 1 else ""
+            hp = head_words(self.head + 1) if d.heads > 1 else ""
             if self.step == 3:  # an angle: of q_i in its own table, else of k_j (in self-attention, of q_j too)
-                letter = "q" if "queries" in b.title else "k"
-                name = f"{hp}θ of {letter}{c.row + 1 if letter == 'k' else self.row + 1}, pair {b.cols[c.col]} = "
+                angles = [k for k, given in enumerate(self.blocks()) if given.answer is None and given.rows != ("ω",)]
+                letter = "q" if len(angles) == 2 and c.block == angles[0] else "k"  # the queries' first, as run shows
+                vector = f"{letter}{c.row + 1 if letter == 'k' else self.row + 1}"
+                name = f"{hp}{angle_words(vector, b.cols[c.col])} = "
                 return self.row + 1, lambda t: t.startswith(name)
             return i, lambda t: t.startswith((f"{hp}score({i},{col}) ", f"{hp}capped({i},{col}) "))
-        head, key, _ = b.answer
-        hp = f"head {head} · " if head is not None and d.heads > 1 else ""
+        head, key, _row = b.answer
+        hp = head_words(head) if head is not None and d.heads > 1 else ""
         if self.step == 3:
             name = f"{hp}{key[0]}{c.row + 1}'[{col}] = " if key.endswith("_rotated") else f"{hp}{key}{c.row + 1}[{col}] = "
             return (i if key[0] == "q" else self.row + 1), lambda t: t.startswith(name)
@@ -369,8 +380,8 @@ class Session:
         projected = f"output{i}[{col}] = concat"
         if head is not None:
             return i, lambda t: t.startswith(f"{hp}output{i}[{col}] = ") and not t.startswith(projected)
-        if b.title.startswith("concat") or self.problem.w_o is None:  # a head's output, copied into the concatenation
-            part = f"head {c.col // d.d_v + 1} · output{i}[{c.col % d.d_v + 1}] = "
+        if key == "concat" or self.problem.w_o is None:  # a head's output, copied into the concatenation
+            part = f"{head_words(c.col // d.d_v + 1)}output{i}[{c.col % d.d_v + 1}] = "
             return i, lambda t: t.startswith(part)
         return i, lambda t: t.startswith(projected)
 
@@ -385,9 +396,9 @@ class Session:
         allowed = None if t.allowed is None else t.allowed[0:1]
         z = h.scaled[0:1]  # [1, m], -inf where masked
         values = np.vstack([softmax(z, allowed), softmax(z / self.temperature, allowed)])
-        hp = f"head {self.head + 1} · " if self.problem.dims.heads > 1 else ""
+        hp = head_words(self.head + 1) if self.problem.dims.heads > 1 else ""
         s = " / s" if t.divisor != 1.0 else ""
-        return Block(f"{hp}w({i}, j) = softmax over j of score({i}, j){s} / T", "weights",
+        return Block(_("{head}w({i}, j) = softmax over j of score({i}, j){s} / T").format(head=hp, i=i, s=s), "weights",
                      ("T = 1", f"T = {self.temperature:g}"), self.problem.key_labels, values)
 
     def scale_words(self) -> str:
@@ -400,12 +411,12 @@ class Session:
         words = []
         for m in self.problem.mask:
             if isinstance(m, masks.Window):
-                words.append(f"window {m.size}")
+                words.append(_("window {size}").format(size=m.size))
             elif isinstance(m, masks.Padding):
-                words.append("padding " + ",".join(str(j + 1) for j, pad in enumerate(m.flags) if pad))
+                words.append(_("padding {keys}").format(keys=",".join(str(j + 1) for j, pad in enumerate(m.flags) if pad)))
             else:
-                words.append(m.name)
-        return ", ".join(words) or "none"
+                words.append(_(MASKS.get(m.name, m.name)))
+        return _(", ").join(words) or "none"
 
     def status(self) -> str:
         """input i, head a, precision, scale, masks, temperature, edits: one line"""
@@ -414,20 +425,25 @@ class Session:
     def status_parts(self) -> list[str]:
         """the status line's parts, each kept whole on a row when the line wraps"""
         p, d = self.problem, self.problem.dims
-        carried = ", carried" if self.carry else ""
-        head = self.whose if self.whose is not None and d.heads == 1 else f"head {self.head + 1}/{d.heads}"
-        parts = [f"input {self.row + 1}/{d.n} ({p.labels[self.row]})", head,
-                 f"precision {self.precision}{carried}", f"scale {self.scale_words()}", f"masks {self.mask_words()}",
+        head = self.whose if self.whose is not None and d.heads == 1 else _("head {head}/{heads}").format(
+            head=self.head + 1, heads=d.heads)
+        precision = _("precision {p}, carried") if self.carry else _("precision {p}")
+        parts = [_("input {i}/{n} ({label})").format(i=self.row + 1, n=d.n, label=p.labels[self.row]), head,
+                 precision.format(p=self.precision),
+                 _("scale none") if p.scale is False else _("scale {scale}").format(scale=self.scale_words()),
+                 _("masks none") if not p.mask else _("masks {masks}").format(masks=self.mask_words()),
                  f"T {self.temperature:g}"]
         if self.history:
-            parts.append(f"{len(self.history)} change{'s' * (len(self.history) != 1)} (u undoes)")
+            changes = len(self.history)
+            parts.append(ngettext("{n} change (u undoes)", "{n} changes (u undoes)", changes).format(n=changes))
         return parts
 
     def cell_words(self) -> str:
         """the selected cell: "cell [2, 3] of K = X · W_K", rows and columns from 1"""
         if self.cell is None:
-            return "no table in this step"
-        return f"cell [{self.cell.row + 1}, {self.cell.col + 1}] of {self.blocks()[self.cell.block].title}"
+            return _("no table in this step")
+        return _("cell [{row}, {col}] of {table}").format(row=self.cell.row + 1, col=self.cell.col + 1,
+                                                          table=self.blocks()[self.cell.block].title)
 
     def problem_text(self) -> str:
         """the problem as it stands, as a problem file"""

@@ -12,13 +12,14 @@ from itertools import chain
 import numpy as np
 
 from attntrace.collector import paused
+from attntrace.language import N_, _, ngettext
 from attntrace.model.maths import decimal_of
 from attntrace.model.trace import Trace
 from attntrace.views.page import Note, Step
 
 LONG = 8  # dot products longer than this show their first 3 terms, a count, and the last term
 _LIMIT = 2**62  # integers below this, and sums of two of them, are exact in int64
-UNROUNDED = "unrounded"  # the word before the tables' value where the written numbers give another result
+UNROUNDED = N_("(unrounded: {number})")  # the bracket after a result where the tables' value is another
 
 _EXACT = Context(prec=2000, Emax=10**6, Emin=-10**6)  # sums, products and quotients of written numbers: exact, or
 # (a quotient by sqrt) hundreds of digits past any rounding digit shown
@@ -81,7 +82,7 @@ class _Writer:
             text = _unsigned_zero(f"{shown:.{self.precision + half}f}")
         self.halves |= half
         differs = fixed(float(shown), self.precision) != fixed(table, self.precision)
-        return text, f"({UNROUNDED}: {num(table, self.precision)})" if differs else ""
+        return text, _(UNROUNDED).format(number=num(table, self.precision)) if differs else ""
 
     def noted(self, text: str, bracket: str) -> str:
         """a result as written, its bracket after it"""
@@ -142,8 +143,9 @@ class _Writer:
                                         (np.where(whole_table, value, 0).astype(np.int64) == shown // 10**p)).tolist():
                     written[k] = str(int(shown[k]) // 10**p)
             differs = np.flatnonzero(np.asarray(_rounded(value, p) != shown, dtype=bool))  # the tables show another
+            unrounded = _(UNROUNDED)
             for k, number in zip(differs.tolist(), _numbers(value[differs], p)):
-                written[k] = f"{written[k]} ({UNROUNDED}: {number})"
+                written[k] = f"{written[k]} {unrounded.format(number=number)}"
             if len(differs):
                 first = int(fast[differs[0]])
             if len(fast) == len(flat):
@@ -161,14 +163,25 @@ class _Writer:
     def legend(self) -> tuple[Note, ...]:
         """how every line is written: which numbers it uses, how its result is rounded, and what the brackets say"""
         p = self.precision
-        carried = ", and carried on as by hand" if self.carried else ""
-        notes = [Note(f"Each line works from the numbers as the tables show them; its result is rounded to {p} "
-                      f"decimal{'s' * (p != 1)}, halves away from zero{carried}.")]
+        if self.carried:
+            rounded = ngettext("Each line works from the numbers as the tables show them; its result is rounded to {p} "
+                               "decimal, halves away from zero, and carried on as by hand.",
+                               "Each line works from the numbers as the tables show them; its result is rounded to {p} "
+                               "decimals, halves away from zero, and carried on as by hand.", p)
+        else:
+            rounded = ngettext("Each line works from the numbers as the tables show them; its result is rounded to {p} "
+                               "decimal, halves away from zero.",
+                               "Each line works from the numbers as the tables show them; its result is rounded to {p} "
+                               "decimals, halves away from zero.", p)
+        notes = [Note(rounded.format(p=p))]
         if self.halves:
-            notes.append(Note("A result exactly halfway between two roundings is written in full."))
+            notes.append(Note(_("A result exactly halfway between two roundings is written in full.")))
         if self.bracket:
-            source = "start from the inputs unrounded" if self.carried else "work from the unrounded numbers"
-            notes.append(Note(f"A bracket such as {self.bracket} gives the tables' value where it differs: they {source}."))
+            bracket = (_("A bracket such as {bracket} gives the tables' value where it differs: they start from the "
+                         "inputs unrounded.") if self.carried else
+                       _("A bracket such as {bracket} gives the tables' value where it differs: they work from the "
+                         "unrounded numbers."))
+            notes.append(Note(bracket.format(bracket=self.bracket)))
         return tuple(notes)
 
 
@@ -194,7 +207,12 @@ def _terms(terms: list[str], count: int) -> str:
     """a sum of count terms as written, from the terms shown (see _shown)"""
     if count <= LONG:
         return " + ".join(terms)
-    return " + ".join(terms[:3]) + f" + … ({count - 4} more terms) + " + terms[-1]
+    return " + ".join(terms[:3]) + _more(count) + terms[-1]
+
+
+def _more(count: int) -> str:
+    """what stands for the terms of a sum of count terms that are not written out, between the first 3 and the last"""
+    return " + … " + ngettext("({n} more term)", "({n} more terms)", count - 4).format(n=count - 4) + " + "
 
 
 def _bracket(result: str) -> str:
@@ -214,8 +232,8 @@ def _dots(a: np.ndarray, b: np.ndarray, w: _Writer) -> tuple[list[str], np.ndarr
     n = a.shape[1]
     if n <= LONG:
         return [" + ".join(f"{x}×{y}" for x, y in zip(row, column)) for row in rows for column in columns], exact
-    return [f"{x[0]}×{y[0]} + {x[1]}×{y[1]} + {x[2]}×{y[2]} + … ({n - 4} more terms) + {x[3]}×{y[3]}"
-            for x in rows for y in columns], exact
+    more = _more(n)
+    return [f"{x[0]}×{y[0]} + {x[1]}×{y[1]} + {x[2]}×{y[2]}{more}{x[3]}×{y[3]}" for x in rows for y in columns], exact
 
 
 def _factors(a: np.ndarray, b: np.ndarray, w: _Writer) -> tuple[list[list[str]], list[list[str]], np.ndarray]:
@@ -304,18 +322,28 @@ def explain_steps(t: Trace, precision: int) -> list[Step]:
 
     with localcontext(_EXACT), paused():
         steps = [
-            Step(3, f"Step 3 · derive q{i}, and every k_j and v_j", per_head(_derive)),
-            Step(4, f"Step 4 · attention scores for input {i}", per_head(_scores)),
-            Step(5, f"Step 5 · softmax for input {i}", per_head(_softmax)),
-            Step(6, f"Step 6 · weighted values for input {i}", per_head(_weighted)),
-            Step(7, f"Step 7 · output {i}", (*per_head(_output), *_projected(t, w))),
+            Step(3, _("Step 3 · derive q{i}, and every k_j and v_j").format(i=i), per_head(_derive)),
+            Step(4, _("Step 4 · attention scores for input {i}").format(i=i), per_head(_scores)),
+            Step(5, _("Step 5 · softmax for input {i}").format(i=i), per_head(_softmax)),
+            Step(6, _("Step 6 · weighted values for input {i}").format(i=i), per_head(_weighted)),
+            Step(7, _("Step 7 · output {i}").format(i=i), (*per_head(_output), *_projected(t, w))),
         ]
     steps[0] = replace(steps[0], items=(*w.legend(), *steps[0].items))
     return steps
 
 
 def _head(t: Trace, a: int) -> str:
-    return f"head {a + 1} · " if t.dims.heads > 1 else ""
+    return head_words(a + 1) if t.dims.heads > 1 else ""
+
+
+def head_words(number: int) -> str:
+    """what a line of head number (from 1) starts with, when the problem has more than one head"""
+    return _("head {n} · ").format(n=number)
+
+
+def angle_words(vector: str, pair: str) -> str:
+    """the name of the angle rope turns a pair of a vector by (θ of q1, pair (1,2))"""
+    return _("θ of {vector}, pair {pair}").format(vector=vector, pair=pair)
 
 
 def _derive(t: Trace, a: int, w: _Writer) -> list[Note]:
@@ -364,7 +392,7 @@ def _long_dots(cell: str, label: str, rows: list[int], source: str, col0: int, a
                values: np.ndarray, w: _Writer) -> list[Note]:
     """step 3's lines for cells that are dot products of more than LONG terms (no bias): as _derive writes them"""
     xs, ys, exact = _factors(a, b, w)
-    more = f" + … ({a.shape[1] - 4} more terms) + "
+    more = _more(a.shape[1])
     results = iter(w.written(exact, 2 * w.precision, values))
     sources = [(c + 1, f"{source}{col0 + c + 1}] = ") for c in range(b.shape[1])]
     return [Note(f"{cell}{r + 1}[{c}] = {label}{r + 1}{named}{x[0]}×{y[0]} + {x[1]}×{y[1]} + {x[2]}×{y[2]}{more}"
@@ -391,7 +419,7 @@ def _rotated(t: Trace, a: int, w: _Writer) -> list[Note]:
                 theta = float(angles[r_index, pair])
                 turn = (f"{at[r_index]:g} · ω{pair + 1} = " if p.rope.frequencies is not None else
                         f"{at[r_index]:g} · {p.rope.base:g}^(-{2 * pair}/{d.d_k}) = " if pair else "")
-                notes.append(Note(f"{_head(t, a)}θ of {name}{r + 1}, pair ({f + 1},{s + 1}) = {turn}"
+                notes.append(Note(f"{_head(t, a)}{angle_words(f'{name}{r + 1}', f'({f + 1},{s + 1})')} = {turn}"
                                   f"{num(theta, w.precision)}"))
                 (c, c_exact), (sn, s_exact) = w.factor(math.cos(theta)), w.factor(math.sin(theta))
                 (x1, x1_exact), (x2, x2_exact) = w.factor(vectors[r_index, f]), w.factor(vectors[r_index, s])
@@ -428,12 +456,13 @@ def _scores(t: Trace, a: int, w: _Writer) -> list[Note]:
     cap = t.problem.softcap
     notes = []
     dots, exact = _dots(q[:1], k.T, w)
-    results, _ = w.results(exact, 2 * w.precision, h.scores[0, :t.dims.m])
+    results, _first = w.results(exact, 2 * w.precision, h.scores[0, :t.dims.m])
     for j, (written, result) in enumerate(zip(dots, results)):
         w.seen(_bracket(result))
         notes.append(Note(f"{head}score({i},{j + 1}) = q{i}{turned} · k{j + 1}{turned} = {written} = {result}"))
         if t.allowed is not None and not t.allowed[0, j]:
-            notes.append(Note(f"{head}score({i},{j + 1}) is masked: it becomes -inf, so its weight is 0"))
+            notes.append(Note(_("{head}score({i},{j}) is masked: it becomes -inf, so its weight is 0").format(
+                head=head, i=i, j=j + 1)))
             continue
         named, z = f"score({i},{j + 1})", None  # the logit as it is built up, and the tables' value of it
         score, z_exact = w.read(h.scores[0, j])
@@ -466,7 +495,8 @@ def _softmax(t: Trace, a: int, w: _Writer) -> list[Note]:
     weights = _softmax_exact([Decimal(text[1:-1] if text.startswith("(") else text) for text in texts])
     exact = dict(zip(seen, weights))
     return [Note(f"{head}w({i},{j + 1}) = e^{powers[j]} / ({exps}) = {w.result(exact[j], h.weights[0, j])}")
-            if j in powers else Note(f"{head}w({i},{j + 1}) = 0 (masked)") for j in range(t.dims.m)]
+            if j in powers else Note(_("{head}w({i},{j}) = 0 (masked)").format(head=head, i=i, j=j + 1))
+            for j in range(t.dims.m)]
 
 
 def _softmax_exact(z: list[Decimal]) -> list[Decimal]:
