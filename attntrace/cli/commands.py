@@ -789,6 +789,7 @@ def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str]
             tokens=together(encoding.special_names)))
     decimals = opts.precision if carry_rounding else None
     made = sentence_at.problem(None if all_heads else head)  # its errors name the model's own files
+    shown = sentence_at.model.shown_title(layer, None if all_heads else head)  # problem.name is data, in English
     try:
         problem = override(made, **settings)
     except AttntraceError as e:
@@ -800,9 +801,9 @@ def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str]
         return
     if all_heads:
         t = trace(problem, show=())
-        summary = layer_summary_steps(t, _("Who attends to whom · {name} · every head").format(name=problem.name),
+        summary = layer_summary_steps(t, _("Who attends to whom · {name} · every head").format(name=shown),
                                       leave_out=leave_out)
-        tracing.show_trace(env, t, lambda: summary, opts)
+        tracing.show_trace(env, t, lambda: summary, opts, shown)
         return
     if extract is not None:
         written = problem_to_dict(problem)  # with its rope, masks and biases: `run` traces it to the same numbers
@@ -811,7 +812,7 @@ def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str]
                              "wrote {file}: {name}, {n} tokens; trace it with attntrace run {file}",
                              len(encoding.tokens)).format(file=extract, name=problem.name, n=len(encoding.tokens)))
         return
-    heading = _("Who attends to whom · {name}").format(name=problem.name)
+    heading = _("Who attends to whom · {name}").format(name=shown)
     if input_ is not None:
         t = trace(problem, query=input_, decimals=decimals)
         steps = who_steps(t, heading, leave_out=leave_out) if who else step_steps(t)
@@ -819,10 +820,10 @@ def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str]
         t = trace(problem, show=[] if who else walk_rows(len(problem.x)), decimals=decimals)
         listed = who_steps(t, heading, leave_out=leave_out)
         steps = listed if who else [*run_steps(t), *listed]
-    _show_head(env, t, steps, opts, head)
+    _show_head(env, t, steps, opts, head, shown)
 
 
-def _show_head(env: Environment, t: Any, steps: Any, opts: OutputOptions, head: int) -> None:
+def _show_head(env: Environment, t: Any, steps: Any, opts: OutputOptions, head: int, shown: str) -> None:
     """one head of a model, as tracing.show_trace shows a trace, its JSON naming the head by its number in the layer"""
     for warning in t.warnings:
         env.message(_("warning: {warning}").format(warning=warning))
@@ -832,7 +833,7 @@ def _show_head(env: Environment, t: Any, steps: Any, opts: OutputOptions, head: 
 
         json_form = trace_form(t)  # written a block of rows at a time
         json_form["heads"][0]["head"] = head
-    show(env, Document(steps, json_form, title=t.problem.name), opts)
+    show(env, Document(steps, json_form, title=shown), opts)
 
 
 def explore(file: FileArg = None,

@@ -49,19 +49,20 @@ def traced(file: str | None, problem: Any, matrices: Matrices | None = None, **h
         raise problem_error(origin(file, matrices or {}), e) from None
 
 
-def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputOptions) -> None:
+def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputOptions, title: str | None = None) -> None:
     """a trace's steps, or its JSON form, after its warnings on stderr; the steps are made only when shown (the JSON
-    form needs them only for an export)"""
+    form needs them only for an export); title: what a person reads above them (default the problem's name)"""
+    title = t.problem.name if title is None else title
     for warning in t.warnings:
         env.message(_("warning: {warning}").format(warning=warning))
     if opts.resolved_format(env) != "json":
-        show(env, Document(steps(), title=t.problem.name), opts)
+        show(env, Document(steps(), title=title), opts)
         return
     from attntrace.model.contract import trace_form
 
     json_form = trace_form(t)  # the trace's own arrays, written a block of rows at a time
     exported = opts.export_svg is not None or opts.export_html is not None
-    show(env, Document(steps() if exported else (), json_form, title=t.problem.name), opts)
+    show(env, Document(steps() if exported else (), json_form, title=title), opts)
 
 
 def run(env: Environment, file: str | None, opts: OutputOptions, matrices: Matrices | None = None,

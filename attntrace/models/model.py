@@ -120,7 +120,14 @@ class Model(ABC):
         return False
 
     def title(self, layer: int, head: int | None) -> str:
+        """the trace's name: data (its JSON's name, an extracted problem's), the same in every language"""
         return f"{self.name} · layer {layer}" + ("" if head is None else f" · head {head}")
+
+    def shown_title(self, layer: int, head: int | None) -> str:
+        """the title a person reads above the trace, in the chosen language"""
+        if head is None:
+            return _("{model} · layer {layer}").format(model=self.name, layer=layer)
+        return _("{model} · layer {layer} · head {head}").format(model=self.name, layer=layer, head=head)
 
     # config.json
     def setting(self, *keys: str, default: Any = None) -> Any:
