@@ -31,8 +31,15 @@ CASES = {
     "validate_cross": ["validate", SAMPLES / "cross.json"],
     "validate_csv_directory": ["validate", SAMPLES / "worked_example_csv"],
     "check_class": ["check", SAMPLES / "homework"],
+    # in Chinese, with Chinese labels: a worksheet, one right and one wrong sheet, a class
+    "zh_worksheet_xihuan": ["worksheet", SAMPLES / "homework" / "problem.json", "--lang", "zh"],
+    "zh_worksheet_key_xihuan_plain": ["worksheet", SAMPLES / "homework" / "problem.json", "--key", "--format", "plain",
+                                      "--lang", "zh"],
+    "zh_check_ana": ["check", SAMPLES / "homework" / "ana.json", "--lang", "zh"],
+    "zh_check_ben": ["check", SAMPLES / "homework" / "ben.json", "--lang", "zh"],
+    "zh_check_class": ["check", SAMPLES / "homework", "--lang", "zh"],
 }
-EXIT = {"check_ben": 1, "check_class": 1}  # a sheet with a mistake
+EXIT = {"check_ben": 1, "check_class": 1, "zh_check_ben": 1, "zh_check_class": 1}  # a sheet with a mistake
 
 
 @pytest.mark.parametrize("name", CASES)
