@@ -24,7 +24,7 @@ PAGES = [README, README_ZH, *sorted((ROOT / "docs").rglob("*.md"))]
 TEXT = {page: page.read_text(encoding="utf-8") for page in PAGES}
 
 # models the docs name as examples, never on a test machine: their line must still parse and name the model in one line
-ABSENT_MODELS = ("Qwen/Qwen2-0.5B", "./TinyLlama-1.1B-Chat-v1.0")
+ABSENT_MODELS = ("Qwen/Qwen2-0.5B", "./TinyLlama-1.1B-Chat-v1.0", "bert-base-chinese")
 
 BLOCK = re.compile(r"^```([^\n]*)\n(.*?)^```$", flags=re.S | re.M)
 
