@@ -145,3 +145,15 @@ def test_numbers_typed_with_a_chinese_comma_between_them_are_read_with_one_note(
     r = attntrace("check", path, SAMPLES / "causal.json", "--format", "json")
     assert json.loads(r.out)["notes"] == [f"read as typed by a Chinese input method: full-width digits, ． as a decimal "
                                           f"point, {described}"]
+
+
+def test_an_unreadable_sheet_is_said_in_chinese_and_its_json_error_stays_english(attntrace, tmp_path):
+    room = _class(tmp_path)  # dee.json cannot be read
+    reports = {lang: attntrace("check", room, "--format", "json", "--lang", lang) for lang in ("en", "zh")}
+    assert reports["en"].code == reports["zh"].code == 2
+    assert reports["en"].out == reports["zh"].out  # data: the error in the JSON is the same in every language
+    assert json.loads(reports["en"].out)["unreadable"][0]["error"].isascii()
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in reports["zh"].err)  # the line on stderr is for a person
+    book = tmp_path / "book.csv"
+    attntrace("check", room, "--gradebook", book, "--lang", "zh")
+    assert "无法读取：" in book.read_text(encoding="utf-8")

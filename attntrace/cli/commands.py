@@ -561,7 +561,7 @@ def _check(env: Environment, paths: list[str], problem: Optional[str], fmt: Repo
     verdict = (ExitStatus.USAGE if marked.unreadable else ExitStatus.ERROR if not all(r.passed for r in marked.reports)
                else ExitStatus.SUCCESS)
     with suppress(BrokenPipeError):  # stderr's reader gone: the lines go unread, the verdict stands
-        for _unused, error in marked.unreadable:
+        for _unused, error, _english in marked.unreadable:
             env.message(f"attntrace: {error}")
     try:
         show(env, reports.document(marked.reports, marked.unreadable, one=len(sheet_paths) == 1),

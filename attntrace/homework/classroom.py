@@ -129,7 +129,8 @@ def beside(sheet: str) -> str | None:
 @dataclass
 class Marked:
     reports: list[Report] = field(default_factory=list)
-    unreadable: list[tuple[str, str]] = field(default_factory=list)  # (sheet, the one-line error)
+    # (sheet, the one-line error in the chosen language, and in English for the JSON report: data, the same in any)
+    unreadable: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def mark(sheet_paths: list[str], problem: str | None, load_problem: Callable[[str | None], Problem], rule: Rule,
@@ -147,5 +148,20 @@ def mark(sheet_paths: list[str], problem: str | None, load_problem: Callable[[st
         except sheets.SheetError as e:
             if not keep_going:
                 raise
-            out.unreadable.append((path, str(e)))
+            out.unreadable.append((path, str(e), _in_english(path, marker.problem, str(e))))
     return out
+
+
+def _in_english(path: str, problem: Problem, error: str) -> str:
+    """the error a sheet's reading gives, said in English (read again only when another language is chosen)"""
+    from attntrace import language
+    from attntrace.homework.said import speaking
+
+    if language.current() == "en":
+        return error
+    with speaking("en"):
+        try:
+            sheets.load(path, problem)
+        except sheets.SheetError as e:
+            return str(e)
+    return error

@@ -158,14 +158,14 @@ def gradescope(report: Report) -> dict[str, Any]:
     return {"score": report.score, "output": summary, "tests": tests}
 
 
-def document(reports: list[Report], unreadable: list[tuple[str, str]], one: bool) -> Document:
+def document(reports: list[Report], unreadable: list[tuple[str, str, str]], one: bool) -> Document:
     """what check shows: one sheet's report, or every sheet's and the class summary; as text or JSON"""
     from attntrace.render.document import Document
 
     if one:
         return Document(data=to_dict(reports[0]), plain=text(reports[0]))
     return Document(data={"sheets": [to_dict(r) for r in reports],
-                          "unreadable": [{"sheet": s, "error": e} for s, e in unreadable]},
+                          "unreadable": [{"sheet": s, "error": english} for s, _said, english in unreadable]},
                     plain="\n".join(text(r) for r in reports) + "\n" + summary(reports, unreadable))
 
 
@@ -173,7 +173,7 @@ def _column(item: Item) -> str:
     return "final output" if item.head is None else f"head {item.head} {item.key}"
 
 
-def gradebook(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
+def gradebook(reports: list[Report], unreadable: list[tuple[str, str, str]]) -> str:
     """one row per sheet: score, max score, each intermediate's verdict and the diagnosis"""
     columns: list[str] = []
     for report in reports:
@@ -187,8 +187,9 @@ def gradebook(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
         verdicts = {_column(item): _gradebook_verdict(item) for item in report.items}
         writer.writerow([spreadsheet(report.sheet), spreadsheet(report.student or ""), _points(report.score),
                          _points(report.max_score), *(verdicts.get(c, "") for c in columns), spreadsheet(_diagnosis(report))])
-    for sheet, error in unreadable:
-        writer.writerow([spreadsheet(sheet), "", "0", "", *("" for _ in columns), spreadsheet(f"cannot be read: {error}")])
+    for sheet, error, _english in unreadable:  # the diagnosis column is for a person, in the chosen language
+        writer.writerow([spreadsheet(sheet), "", "0", "", *("" for _unused in columns),
+                         spreadsheet(_("cannot be read: {error}").format(error=error))])
     return buffer.getvalue()
 
 
@@ -215,7 +216,7 @@ def _step_title(item: Item) -> str:
     return _("final output") if item.head is None else _("head {head} {key}").format(head=item.head, key=item.key)
 
 
-def summary(reports: list[Report], unreadable: list[tuple[str, str]]) -> str:
+def summary(reports: list[Report], unreadable: list[tuple[str, str, str]]) -> str:
     """how the class did per step, and the most common mistakes"""
     counts = {"n": len(reports), "passed": sum(r.passed for r in reports), "unreadable": len(unreadable)}
     lines = [said(ngettext("class: {n} sheet marked, {unreadable} could not be read; {passed} passed",
