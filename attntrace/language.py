@@ -7,7 +7,8 @@ a person goes through here: JSON, CSV, Gradescope and problem files are the same
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from attntrace.errors import AttntraceError
@@ -22,6 +23,7 @@ FOLDER = os.path.join(os.path.dirname(__file__), "locale")
 
 _translation: gettext.NullTranslations | None = None  # None: English, as written, with gettext never imported
 _current = "en"
+_LANGUAGE = os.environ.get("LANGUAGE")  # the user's own, given back when English is chosen again
 
 
 def from_locale(environ: Mapping[str, str]) -> str:
@@ -86,7 +88,10 @@ def use(language: str) -> None:
     if language == "en":
         _translation = None
         gettext.textdomain("messages")
-        os.environ.pop("LANGUAGE", None)
+        if _LANGUAGE is None:
+            os.environ.pop("LANGUAGE", None)
+        else:
+            os.environ["LANGUAGE"] = _LANGUAGE
         return
     _translation = gettext.translation(DOMAIN, FOLDER, languages=[LOCALES[language]])
     gettext.bindtextdomain(DOMAIN, FOLDER)
@@ -96,6 +101,17 @@ def use(language: str) -> None:
 
 def current() -> str:
     return _current
+
+
+@contextmanager
+def speaking(chosen: str) -> Iterator[None]:
+    """the catalogue of one language for a while, whatever the chosen one: a text printed in it is read by its words"""
+    before = _current
+    use(chosen)
+    try:
+        yield
+    finally:
+        use(before)
 
 
 def _(message: str) -> str:

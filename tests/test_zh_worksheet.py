@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from attntrace import language
 from attntrace.files.problemfile import load as load_problem
 from attntrace.homework import filled, worksheet
-from attntrace.homework.said import speaking
 from attntrace.homework.sheet import SheetError
+from attntrace.language import speaking
 from attntrace.model.engine import trace
 from attntrace.views import steps
 from attntrace.views.page import Block

@@ -155,7 +155,7 @@ def mark(sheet_paths: list[str], problem: str | None, load_problem: Callable[[st
 def _in_english(path: str, problem: Problem, error: str) -> str:
     """the error a sheet's reading gives, said in English (read again only when another language is chosen)"""
     from attntrace import language
-    from attntrace.homework.said import speaking
+    from attntrace.language import speaking
 
     if language.current() == "en":
         return error

@@ -22,10 +22,10 @@ from attntrace import language
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.files.csvfile import SEPARATORS, WIDE
 from attntrace.homework.report import number as number_text
-from attntrace.homework.said import Said, in_every_language, joined, ngettext, said, speaking
+from attntrace.homework.said import Said, in_every_language, joined, ngettext, said
 from attntrace.homework.sheet import MAX_PRECISION, Key, Sheet, SheetError
 from attntrace.homework.worksheet import instructions, printed
-from attntrace.language import N_, _
+from attntrace.language import N_, _, speaking
 from attntrace.model import intermediates
 from attntrace.model.engine import trace
 from attntrace.model.maths import round_half_up

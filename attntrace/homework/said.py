@@ -3,8 +3,7 @@ chosen language a person reads (check's report), from one catalogue message."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from attntrace import language
@@ -50,22 +49,11 @@ def joined(parts: list[Any], pair: str) -> Any:
     return out
 
 
-@contextmanager
-def speaking(chosen: str) -> Iterator[None]:
-    """the catalogue of one language for a while, whatever the chosen one: a text printed in it is read by its words"""
-    before = language.current()
-    language.use(chosen)
-    try:
-        yield
-    finally:
-        language.use(before)
-
-
 def in_every_language(make: Callable[[], T]) -> list[tuple[str, T]]:
     """make() in each language, the chosen one first, each with its language: what a text printed in any of them says"""
     chosen = language.current()
     out = []
     for other in (chosen, *(code for code in language.LANGUAGES if code != chosen)):
-        with speaking(other):
+        with language.speaking(other):
             out.append((other, make()))
     return out
