@@ -9,9 +9,27 @@ def width(text: str) -> int:
     if text.isascii() or (text.isprintable() and max(text) < "\u0300"):  # Latin letters and signs (·, ×, é): one
         # column each, as the tables measure them
         return len(text)
+    wide = _chinese(text)
+    if wide is not None:  # Chinese sentences and labels: no need of rich, which costs a Chinese run start-up time
+        return len(text) + wide
     from rich.cells import cell_len  # only for a label of other characters: it costs start-up time
 
     return cell_len(text)
+
+
+def _chinese(text: str) -> int | None:
+    """how many characters of text are wide, when each is printable ASCII, a Latin sign (·, ×, é) or a CJK character
+    or full-width form that rich also gives two columns; None for any other"""
+    wide = 0
+    for ch in text:
+        if " " <= ch < "\u0300" and ch != "\x7f" and not "\x80" <= ch < "\xa0" or "\u2010" <= ch <= "\u2027":
+            continue  # one column: Latin letters and signs, dashes, quotes and ellipses
+        if "\u3000" <= ch <= "\u3029" or "\u3400" <= ch <= "\u4dbf" or "\u4e00" <= ch <= "\u9fff" \
+                or "\uff01" <= ch <= "\uff60" or "\uffe0" <= ch <= "\uffe6":
+            wide += 1
+            continue
+        return None
+    return wide
 
 
 def left(text: str, columns: int) -> str:
