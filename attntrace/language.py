@@ -1,4 +1,6 @@
-"""The language attntrace writes to a person in: English, or Chinese from the gettext catalogue in attntrace/locale.
+"""The language attntrace writes to a person in: English, or Chinese from the gettext catalogue in attntrace/locale
+(attntrace's own messages read it as the Python module scripts/catalogue.py writes beside the .mo, click's and typer's
+through gettext).
 
 Chosen by --lang, then ATTNTRACE_LANG, then the locale (LC_ALL, LC_MESSAGES, LANG: any zh* is Chinese). Only text for
 a person goes through here: JSON, CSV, Gradescope and problem files are the same in every language.
@@ -14,14 +16,14 @@ from typing import TYPE_CHECKING
 from attntrace.errors import AttntraceError
 
 if TYPE_CHECKING:
-    import gettext
+    from types import ModuleType
 
 DOMAIN = "attntrace"
 LANGUAGES = ("en", "zh")
 LOCALES = {"zh": "zh_CN"}  # the catalogue each language reads (zh_TW and zh_HK read simplified Chinese for now)
 FOLDER = os.path.join(os.path.dirname(__file__), "locale")
 
-_translation: gettext.NullTranslations | None = None  # None: English, as written, with gettext never imported
+_translation: _Catalogue | None = None  # None: English, as written, with gettext never imported
 _current = "en"
 _LANGUAGE = os.environ.get("LANGUAGE")  # the user's own, given back when English is chosen again
 
@@ -83,6 +85,7 @@ def use(language: str) -> None:
     if language == _current:
         return
     import gettext
+    from importlib import import_module
 
     _current = language
     if language == "en":
@@ -93,10 +96,25 @@ def use(language: str) -> None:
         else:
             os.environ["LANGUAGE"] = _LANGUAGE
         return
-    _translation = gettext.translation(DOMAIN, FOLDER, languages=[LOCALES[language]])
+    _translation = _Catalogue(import_module(f"attntrace.locale.{LOCALES[language]}.messages"))
     gettext.bindtextdomain(DOMAIN, FOLDER)
     gettext.textdomain(DOMAIN)
     os.environ["LANGUAGE"] = LOCALES[language]  # what gettext.gettext reads for the global domain
+
+
+class _Catalogue:
+    """one language's messages, read from the Python module scripts/catalogue.py writes from its .po: MESSAGES,
+    PLURALS and plural(n)"""
+
+    def __init__(self, module: ModuleType) -> None:
+        self.messages, self.plurals, self.plural = module.MESSAGES, module.PLURALS, module.plural
+
+    def gettext(self, message: str) -> str:
+        return self.messages.get(message, message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        forms = self.plurals.get((singular, plural))
+        return (singular if n == 1 else plural) if forms is None else forms[self.plural(n)]
 
 
 def current() -> str:

@@ -1,6 +1,8 @@
 """Keep the translations in step with the code: extract every message attntrace, click and typer can show a person
 (Babel), merge them into attntrace/locale/zh_CN/LC_MESSAGES/attntrace.po keeping what is translated, and compile the
-.mo that ships in the wheel.
+.mo that ships in the wheel (click and typer read it through gettext) and the same catalogue as a Python module,
+attntrace/locale/zh_CN/messages.py, which attntrace's own messages read: its bytecode loads in a tenth of the time
+gettext takes to parse the .mo, at every start of a Chinese run.
 
     python scripts/catalogue.py           # extract, merge, compile
     python scripts/catalogue.py --check   # exit 1 when a message is missing, untranslated or fuzzy, or the .mo is stale
@@ -23,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "attntrace" / "locale"
 PO = LOCALE / "zh_CN" / "LC_MESSAGES" / "attntrace.po"
 MO = PO.with_suffix(".mo")
+MODULE = LOCALE / "zh_CN" / "messages.py"
 SOURCES = {"attntrace": ROOT / "attntrace", "click": Path(click.__file__).parent, "typer": Path(typer.__file__).parent}
 SKIPPED = ("_termui_impl.py", "_winconsole.py", "shell_completion.py", "testing.py")  # nothing a user of attntrace sees
 
@@ -53,6 +56,27 @@ def compiled(catalog: Catalog) -> bytes:
     out = io.BytesIO()
     write_mo(out, catalog)
     return out.getvalue()
+
+
+def as_python(catalog: Catalog) -> str:
+    """the translated messages of the catalogue as a Python module: MESSAGES, PLURALS and the plural rule"""
+    singles, plurals = {}, {}
+    for message in catalog:
+        if not message.id or message.fuzzy:
+            continue
+        if isinstance(message.id, tuple):
+            if all(message.string):
+                plurals[message.id] = tuple(message.string)
+        elif message.string:
+            singles[message.id] = message.string
+    lines = ['"""attntrace.po as Python, written by scripts/catalogue.py (Babel): never edit it."""', "",
+             f"NPLURALS = {catalog.num_plurals}", "", "", "def plural(n: int) -> int:",
+             f"    return int({catalog.plural_expr})", "", "", "MESSAGES = {"]
+    lines += [f"    {key!r}: {value!r}," for key, value in singles.items()]
+    lines += ["}", "", "PLURALS = {"]
+    lines += [f"    {key!r}: {value!r}," for key, value in plurals.items()]
+    lines += ["}", ""]
+    return "\n".join(lines)
 
 
 def problems(catalog: Catalog) -> list[str]:
@@ -87,6 +111,8 @@ def main(check: bool) -> int:
         found += problems(committed)
         if MO.read_bytes() != compiled(committed):
             found.append(f"{MO.relative_to(ROOT)} is not compiled from {PO.relative_to(ROOT)}")
+        if MODULE.read_text(encoding="utf-8") != as_python(committed):
+            found.append(f"{MODULE.relative_to(ROOT)} is not written from {PO.relative_to(ROOT)}")
         for line in found:
             print(line)
         return 1 if found else 0
@@ -94,6 +120,7 @@ def main(check: bool) -> int:
     write_po(out, catalog, width=120, omit_header=False, sort_output=False, include_previous=False)
     PO.write_bytes(out.getvalue())
     MO.write_bytes(compiled(catalog))
+    MODULE.write_text(as_python(catalog), encoding="utf-8")
     left = problems(catalog)
     print(f"{PO.relative_to(ROOT)}: {len(catalog)} messages, {len(left)} to translate")
     return 0

@@ -106,3 +106,21 @@ def test_help_is_translated_when_the_line_is_read_whatever_the_language_at_impor
     r = attntrace("run", "--lang", "zh", "-h")
     assert "写给人看的文字所用的语言" in r.out and "Language of what is written" not in r.out
     assert "Language of what is written" in attntrace("run", "-h").out
+
+
+def test_the_built_in_example_is_titled_in_the_chosen_language_and_named_in_english_as_data(attntrace):
+    assert attntrace("run", "--lang", "zh").out.startswith("教程示例\n########\n")
+    assert attntrace("run").out.startswith("worked example\n")
+    assert '"name": "worked example"' in attntrace("run", "--lang", "zh", "--format", "json").out
+
+
+def test_the_catalogue_module_says_what_the_mo_says():
+    import gettext
+
+    from attntrace.locale.zh_CN import messages
+
+    mo = gettext.GNUTranslations(open(language.FOLDER + "/zh_CN/LC_MESSAGES/attntrace.mo", "rb"))
+    for message, translated in messages.MESSAGES.items():
+        assert mo.gettext(message) == translated
+    for (singular, plural), forms in messages.PLURALS.items():
+        assert mo.ngettext(singular, plural, 2) == forms[messages.plural(2)]

@@ -390,7 +390,9 @@ def experiment(
     distinct({"-o": output, "--export-svg": export_svg, "--export-html": export_html}, [file])
     env = _env()
     problem = _problem(file, env)
-    show(env, Document(experiment_steps(experiments.run(name, problem)), title=problem.name),
+    from attntrace.views.describe import shown_name
+
+    show(env, Document(experiment_steps(experiments.run(name, problem)), title=shown_name(problem.name)),
          _options(fmt, precision, output=output, colour=colour, export_svg=export_svg, export_html=export_html,
                   theme=theme, ascii_=ascii_))
 

@@ -52,7 +52,9 @@ def traced(file: str | None, problem: Any, matrices: Matrices | None = None, **h
 def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputOptions, title: str | None = None) -> None:
     """a trace's steps, or its JSON form, after its warnings on stderr; the steps are made only when shown (the JSON
     form needs them only for an export); title: what a person reads above them (default the problem's name)"""
-    title = t.problem.name if title is None else title
+    from attntrace.views.describe import shown_name
+
+    title = shown_name(t.problem.name) if title is None else title
     for warning in t.warnings:
         env.message(_("warning: {warning}").format(warning=warning))
     if opts.resolved_format(env) != "json":

@@ -383,6 +383,9 @@ def padding_mismatch(flags: int, m: int) -> str:
                     m).format(values=counted(flags, "value"), n=f"{m:,}")
 
 
+EXAMPLE = N_("worked example")  # the built-in example's name: data, as every problem's; shown in the chosen language
+
+
 def example() -> Problem:
     """the worked example of "8 steps to self-attention": 3 inputs of size 4, no scaling"""
     return Problem(
@@ -391,7 +394,7 @@ def example() -> Problem:
         w_k=np.array([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], dtype=np.float64),
         w_v=np.array([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], dtype=np.float64),
         scale=False,
-        name="worked example",
+        name=EXAMPLE,
     )
 
 

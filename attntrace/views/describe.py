@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from attntrace.errors import AttntraceError
 from attntrace.language import _
-from attntrace.model.problem import Problem, check_memory, dims, problem_error
+from attntrace.model.problem import EXAMPLE, Problem, check_memory, dims, problem_error
+
+
+def shown_name(name: str | None) -> str | None:
+    """a problem's name as a title a person reads: the built-in example's in the chosen language, any other as it is"""
+    return _(name) if name == EXAMPLE else name
 
 
 def scale_text(scale: bool | float) -> str:
