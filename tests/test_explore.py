@@ -866,17 +866,27 @@ def test_a_models_head_off_a_terminal_is_refused_before_the_model_loads(attntrac
                                       dict(rope=True, alibi=True, softcap=2.0, mask="causal", heads=2, kv_heads=1)])
 def test_every_cell_of_a_variant_problem_has_its_arithmetic(settings):
     """Enter on any cell, a given one (an angle, a bias) or a computed one (Q', a capped score), shows lines"""
+    for step, block, lines in every_arithmetic(variant_session(settings)):
+        assert any(" = " in line for line in lines), (step, block.title)
+
+
+def variant_session(settings: dict) -> Session:
+    """a session on a small random problem with these settings, following input 1"""
     rng = np.random.default_rng(0)
     heads, kv = settings.get("heads", 1), settings.get("kv_heads", settings.get("heads", 1))
     problem = Problem(x=rng.integers(-2, 3, size=(3, 4)).astype(float),
                       w_q=rng.integers(-1, 2, size=(4, 4 * heads)).astype(float),
                       w_k=rng.integers(-1, 2, size=(4, 4 * kv)).astype(float),
                       w_v=rng.integers(-1, 2, size=(4, 2 * kv)).astype(float), **settings)
-    session = Session(problem, precision=2, carry=False, row=1)
+    return Session(problem, precision=2, carry=False, row=1)
+
+
+def every_arithmetic(session: Session):
+    """each cell of every step from 3 on, selected in turn: its step, its block and the lines Enter shows for it"""
     for step in range(3, 9):
         session.step = step
         for index, block in enumerate(session.blocks()):
             for r in range(len(block.rows)):
                 for c in range(len(block.cols)):
                     session.cell = Cell(index, r, c)
-                    assert any(" = " in line for line in session.arithmetic()), (step, block.title, r, c)
+                    yield step, block, session.arithmetic()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import re
 
-import numpy as np
 import pytest
 from rich.cells import cell_len
 
@@ -14,10 +13,10 @@ from attntrace import language
 from attntrace.explore.app import KEYS, Confirm, Explorer, Keys, Prompt
 from attntrace.explore.state import STEPS, Cell, Session
 from attntrace.files.problemfile import read
-from attntrace.model.problem import Problem, example
+from attntrace.model.problem import example
 from tests import test_explore_hostile as hostile
 from tests.conftest import SAMPLES
-from tests.test_explore import screen_lines, status
+from tests.test_explore import every_arithmetic, screen_lines, status, variant_session
 from tests.test_explore_hostile import settled
 
 SMALL = (80, 24)
@@ -151,22 +150,11 @@ def test_prompts_questions_and_errors_are_chinese(tmp_path):
 def test_every_cell_has_its_arithmetic_in_chinese(settings):
     """Enter on any cell finds its lines among explain's Chinese ones (a head's and an angle's names are translated)"""
     language.use("zh")
-    rng = np.random.default_rng(0)
-    heads, kv = settings.get("heads", 1), settings.get("kv_heads", settings.get("heads", 1))
-    problem = Problem(x=rng.integers(-2, 3, size=(3, 4)).astype(float),
-                      w_q=rng.integers(-1, 2, size=(4, 4 * heads)).astype(float),
-                      w_k=rng.integers(-1, 2, size=(4, 4 * kv)).astype(float),
-                      w_v=rng.integers(-1, 2, size=(4, 2 * kv)).astype(float), **settings)
-    session = Session(problem, precision=2, carry=False, row=1)
-    for step in range(3, 9):
-        session.step = step
-        for index, block in enumerate(session.blocks()):
-            for r in range(len(block.rows)):
-                for c in range(len(block.cols)):
-                    session.cell = Cell(index, r, c)
-                    lines = session.arithmetic()
-                    assert any(" = " in line for line in lines), (step, block.title, r, c)
-                    assert lines[lines.index("") + 1].startswith("每行用表中显示的数计算")
+    session = variant_session(settings)
+    heads = settings.get("heads", 1)
+    for step, block, lines in every_arithmetic(session):
+        assert any(" = " in line for line in lines), (step, block.title)
+        assert lines[lines.index("") + 1].startswith("每行用表中显示的数计算")
     session.step = 3
     angles = [k for k, b in enumerate(session.blocks()) if b.answer is None]
     session.cell = Cell(angles[0], 0, 0)
