@@ -175,6 +175,8 @@ def test_in_a_real_terminal_of_80_by_24_the_explorer_speaks_chinese_and_q_quits(
     t.shows("输入 1/3（x1） · 头 1/1 · 精度 4")
     t.shows("X 的单元格 [1, 1] · ? 按键 · q 退出")
     assert "1 准备输入" in t.screen()
+    assert "━" not in t.screen() and "-----" in t.screen()  # tables in ASCII, as in every Chinese command
+    assert "教程示例" in t.screen()  # the built-in example's name, as a title in the chosen language
     t.keys("q")
     assert t.ended() == 0
 

@@ -854,7 +854,8 @@ def explore(file: FileArg = None,
     problem = _problem(file, env, **matrices, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads,
                        padding=padding)
     stem = "attntrace" if file is None or file == "-" else Path(file).stem
-    _explore(problem, precision, carry_rounding, input_, ascii_, stem, origin(file, matrices),
+    _explore(problem, precision, carry_rounding, input_, OutputOptions(ascii=ascii_).ascii_lines(), stem,
+             origin(file, matrices),
              opened=None if file is None or file == "-" else Path(file))
 
 

@@ -40,6 +40,7 @@ from attntrace.files.paths import kind
 from attntrace.language import N_, _, ngettext
 from attntrace.render.escape import visible
 from attntrace.render.table import Look
+from attntrace.views.describe import shown_name
 
 HINT = N_("? keys · q quit")  # translated where it is shown, as are the keys' words
 KEYS = (
@@ -392,7 +393,7 @@ class TraceScreen(Screen[None]):
             out.append_text(line)
         p = self.session.problem
         d = p.dims
-        name = visible(p.name) if p.name else _("problem")
+        name = visible(shown_name(p.name) or "") if p.name else _("problem")
         about = f"\n{name}\nn = {d.n}, d_model = {d.d_model}\nd_k = {d.d_k}, d_v = {d.d_v}"
         heads = ngettext(", {n} head", ", {n} heads", d.heads).format(n=d.heads)
         out.append(about + (heads if d.heads > 1 else ""), style="dim")
