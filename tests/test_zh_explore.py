@@ -3,7 +3,6 @@ display width at 80 columns; headless through Textual's Pilot, and in a real ter
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest
@@ -11,30 +10,21 @@ from rich.cells import cell_len
 
 from attntrace import language
 from attntrace.explore.app import KEYS, Confirm, Explorer, Keys, Prompt
-from attntrace.explore.state import STEPS, Cell, Session
+from attntrace.explore.state import STEPS, Cell
 from attntrace.files.problemfile import read
-from attntrace.model.problem import example
 from tests import test_explore_hostile as hostile
 from tests.conftest import SAMPLES
-from tests.test_explore import every_arithmetic, screen_lines, status, variant_session
+from tests.test_explore import drive, every_arithmetic, screen_lines, status, variant_session
 from tests.test_explore_hostile import settled
 
 SMALL = (80, 24)
 tmux = hostile.tmux  # the fixture: attntrace in a tmux session of its own
 
 
-def chinese(script, problem=None, size=SMALL, **app) -> Explorer:
+def chinese(script, problem=None, size=SMALL, folder=None) -> Explorer:
     """run the explorer headless in Chinese on problem (default: the built-in example), script pressing its keys"""
     language.use("zh")
-    explorer = Explorer(Session(problem if problem is not None else example()), draw_ahead=False, **app)
-
-    async def main() -> None:
-        async with explorer.run_test(size=size) as pilot:
-            await pilot.pause()
-            await script(pilot, explorer)
-
-    asyncio.run(main())
-    return explorer
+    return drive(script, problem, size, folder)
 
 
 async def press(pilot, app: Explorer, *keys: str) -> None:
