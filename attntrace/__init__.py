@@ -20,17 +20,17 @@ def __getattr__(name: str) -> Any:
 
         return getattr(api, name)
     if name == "Problem":
-        from attntrace.model.problem import Problem
+        from attntrace.core.problem import Problem
 
         return Problem
     if name == "Trace":
-        from attntrace.model.trace import Trace
+        from attntrace.core.trace import Trace
 
         return Trace
-    if name == "model":  # attntrace.model.masks.Window(2), say
-        import attntrace.model
+    if name == "core":  # attntrace.core.masks.Window(2), say
+        import attntrace.core
 
-        return attntrace.model
+        return attntrace.core
     if name == "AttntraceError":
         from attntrace.errors import AttntraceError
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.model.problem import BIASES, MATRICES, Problem
-from attntrace.model.trace import Trace
+from attntrace.core.problem import BIASES, MATRICES, Problem
+from attntrace.core.trace import Trace
 
 
 def _plain(value: Any) -> Any:
@@ -36,15 +36,15 @@ def trace(problem: Problem | None = None, *, query: int | None = None, decimals:
     padding, heads, tokens, source_tokens, name, layout); with a problem, they replace its own.
     decimals: round every intermediate to this many decimals and carry it on, as a hand calculation does.
     """
+    from attntrace.core.engine import trace as trace_problem
     from attntrace.files.problemfile import from_dict
-    from attntrace.model.engine import trace as trace_problem
     from attntrace.views.steps import walk_rows
 
     data = {key: _plain(value) for key, value in given.items()}
     if problem is None:
         problem = from_dict(data, "trace()") if data else load(None)
     elif data:
-        from attntrace.model.contract import problem_to_dict
+        from attntrace.core.contract import problem_to_dict
 
         merged = {**problem_to_dict(problem), **data}
         for key in MATRICES + BIASES:

@@ -11,7 +11,7 @@ import sys
 import time
 
 SENTENCE = "The animal didn't cross the street because it was too tired"
-LOAD = ("from attntrace.models.bert.files import default_model_dir, load_model\n"  # every tensor read, as a run reads
+LOAD = ("from attntrace.checkpoints.bert.files import default_model_dir, load_model\n"  # every tensor read, as a run reads
         "m = load_model(default_model_dir())\nfor n in m.tensors.names: m.tensors.get(n) if 'position_ids' not in n "
         "else None")  # those it needs (the position ids are whole numbers, never read)
 

@@ -28,7 +28,7 @@ ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRIT
 BARE_RUN = """
 import sys
 from attntrace.files.problemfile import load
-from attntrace.model.engine import trace
+from attntrace.core.engine import trace
 from attntrace.render.document import Document, Style, render
 from attntrace.views.steps import run_steps, walk_rows
 problem = load(None)

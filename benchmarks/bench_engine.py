@@ -10,8 +10,8 @@ import tracemalloc
 
 import numpy as np
 
-from attntrace.model.engine import trace
-from attntrace.model.problem import Problem
+from attntrace.core.engine import trace
+from attntrace.core.problem import Problem
 
 
 def bare(x, w_q, w_k, w_v, heads):  # the same attention, written as a numpy user would

@@ -21,7 +21,7 @@ RUNS = 7
 SENTENCE = "The animal didn't cross the street because it was too tired"
 SIZES = dict(hidden_size=1024, num_attention_heads=16, num_key_value_heads=4, intermediate_size=2816,
              num_hidden_layers=6, vocab_size=32000)
-LOAD = ("import sys; from pathlib import Path; from attntrace.models.tensors import open_weights\n"
+LOAD = ("import sys; from pathlib import Path; from attntrace.checkpoints.tensors import open_weights\n"
         "w = open_weights(Path(sys.argv[1]))\nfor name in w.names: w.get(name)")  # each tensor widened, then let go
 
 

@@ -45,7 +45,7 @@ start = time.perf_counter()
 import attntrace
 from attntrace.render.document import render_trace
 from attntrace.views.steps import walk_rows
-from attntrace.model.engine import trace
+from attntrace.core.engine import trace
 imported = time.perf_counter()
 problem = attntrace.load(sys.argv[1])
 loaded = time.perf_counter()

@@ -96,7 +96,7 @@ def test_a_problem_checks_itself_when_made(given, words):
 
 
 def test_masks_are_values_and_a_new_kind_is_one_class():
-    from attntrace.model.masks import Window
+    from attntrace.core.masks import Window
 
     class Diagonal:
         """a query sees only itself"""
@@ -118,14 +118,14 @@ def test_masks_are_values_and_a_new_kind_is_one_class():
 
 
 def test_the_mask_values_the_readme_names_are_reached_from_the_package_alone():
-    """attntrace.model.masks.Window(2) in a fresh interpreter, though a plain run imports neither masks nor variants"""
+    """attntrace.core.masks.Window(2) in a fresh interpreter, though a plain run imports neither masks nor variants"""
     import subprocess
     import sys
 
     code = ("import attntrace, sys\n"
-            "before = {'attntrace.model.masks', 'attntrace.model.variants'} & set(sys.modules)\n"
-            "t = attntrace.trace(x=[[1.0, 0.0], [0.0, 1.0]], mask=attntrace.model.masks.Window(0),"
-            " rope=attntrace.model.variants.Rope())\n"
+            "before = {'attntrace.core.masks', 'attntrace.core.variants'} & set(sys.modules)\n"
+            "t = attntrace.trace(x=[[1.0, 0.0], [0.0, 1.0]], mask=attntrace.core.masks.Window(0),"
+            " rope=attntrace.core.variants.Rope())\n"
             "print(sorted(before), t.heads[0].weights.tolist())")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[] [[1.0, 0.0], [0.0, 1.0]]"
@@ -134,10 +134,10 @@ def test_the_mask_values_the_readme_names_are_reached_from_the_package_alone():
 def test_every_module_of_the_model_is_named_for_its_lazy_attribute():
     from pathlib import Path
 
-    import attntrace.model
+    import attntrace.core
 
-    files = {p.stem for p in Path(attntrace.model.__file__).parent.glob("*.py")} - {"__init__"}
-    assert set(attntrace.model._MODULES) == files
-    assert all(getattr(attntrace.model, name).__name__ == f"attntrace.model.{name}" for name in files)
+    files = {p.stem for p in Path(attntrace.core.__file__).parent.glob("*.py")} - {"__init__"}
+    assert set(attntrace.core._MODULES) == files
+    assert all(getattr(attntrace.core, name).__name__ == f"attntrace.core.{name}" for name in files)
     with pytest.raises(AttributeError):
-        attntrace.model.nothing  # noqa: B018
+        attntrace.core.nothing  # noqa: B018

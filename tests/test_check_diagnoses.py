@@ -118,7 +118,7 @@ def test_a_rotation_forgotten_is_not_also_blamed_on_degrees_when_the_numbers_rul
 @pytest.mark.parametrize("rounded", [True, False])
 def test_angles_taken_as_degrees_are_still_named_when_the_numbers_show_them(rounded):
     """Q and K turned by p · ω degrees (cos and sin rounded, or not) is named as such, never as no turn at all"""
-    from attntrace.model.variants import angles, frequencies, pair_index
+    from attntrace.core.variants import angles, frequencies, pair_index
 
     x = np.array(ROPE["x"], float)
     theta = np.radians(angles(np.arange(2.0), frequencies(4, 10000.0)))

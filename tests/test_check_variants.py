@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from attntrace.model.contract import problem_to_dict
-from attntrace.model.engine import trace
-from attntrace.model.problem import Problem
-from attntrace.model.variants import angles, frequencies, pair_index
+from attntrace.core.contract import problem_to_dict
+from attntrace.core.engine import trace
+from attntrace.core.problem import Problem
+from attntrace.core.variants import angles, frequencies, pair_index
 
 PRECISION = 2
 

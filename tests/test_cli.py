@@ -123,8 +123,8 @@ def test_huge_matrices_are_elided_in_the_middle(attntrace, tmp_path):
 
 def test_precision(attntrace):
     assert "1.94  6.68  1.60" in attntrace("run", "--precision", "2").out
-    from attntrace.model.engine import trace
-    from attntrace.model.problem import example
+    from attntrace.core.engine import trace
+    from attntrace.core.problem import example
 
     assert f"{trace(example()).output[0, 0]:.10f}" in attntrace("run", "-p", "10").out
 

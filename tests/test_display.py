@@ -19,10 +19,10 @@ from rich.cells import cell_len
 
 from attntrace import cli
 from attntrace.cli.terminal import Environment
-from attntrace.model.engine import trace
-from attntrace.model.problem import Problem, example
+from attntrace.core.engine import trace
+from attntrace.core.problem import Problem, example
+from attntrace.escape import visible
 from attntrace.render import plain, table
-from attntrace.render.escape import visible
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.steps import run_steps, who_steps
 from attntrace.views.text import width, wrapped

@@ -5,11 +5,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from attntrace.core.engine import trace
+from attntrace.core.masks import Padding, Window
+from attntrace.core.maths import round_half_up, softmax
+from attntrace.core.problem import Problem, example
 from attntrace.errors import AttntraceError
-from attntrace.model.engine import trace
-from attntrace.model.masks import Padding, Window
-from attntrace.model.maths import round_half_up, softmax
-from attntrace.model.problem import Problem, example
 
 E2 = np.exp(2.0)
 
@@ -171,7 +171,7 @@ def test_step_8_recomputes_each_shown_row_on_its_own():
 
 
 def test_the_check_fails_when_the_row_by_row_result_disagrees(monkeypatch):
-    from attntrace.model import engine
+    from attntrace.core import engine
     from attntrace.views.steps import run_steps
 
     monkeypatch.setattr(engine, "attention", lambda q, k, v, s, allowed, bias, cap: softmax(q @ k.T / s) @ v + 1e-3)
@@ -209,7 +209,7 @@ def test_the_problems_own_arrays_stay_writable_and_apart_from_the_trace():
 
 
 def test_to_dict_is_the_documented_json_form():
-    from attntrace.model.contract import trace_to_dict
+    from attntrace.core.contract import trace_to_dict
 
     t = trace(example(), query=2)
     assert t.to_dict() == trace_to_dict(t)

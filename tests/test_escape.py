@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from attntrace.escape import comment, spreadsheet, visible
 from attntrace.render import csvfmt, markdown, plain, table
-from attntrace.render.escape import comment, spreadsheet, visible
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.text import width
 
@@ -234,7 +234,7 @@ def test_visible_writes_controls_bidi_separators_and_non_characters_as_escapes()
 
 def test_every_character_visible_escapes_is_one_a_printable_text_cannot_hold():
     """visible passes a printable text as it is: that is right only if no escaped character is printable"""
-    from attntrace.render.escape import _HIDDEN
+    from attntrace.escape import _HIDDEN
 
     hidden = re.compile(_HIDDEN)
     escaped = [chr(c) for c in range(0x110000) if hidden.fullmatch(chr(c))]

@@ -13,13 +13,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from attntrace.core import engine
+from attntrace.core.engine import trace
+from attntrace.core.masks import Causal, Padding, Window
+from attntrace.core.maths import carried_attention
+from attntrace.core.problem import Problem, example
+from attntrace.core.trace import Trace
 from attntrace.files.problemfile import load
-from attntrace.model import engine
-from attntrace.model.engine import trace
-from attntrace.model.masks import Causal, Padding, Window
-from attntrace.model.maths import carried_attention
-from attntrace.model.problem import Problem, example
-from attntrace.model.trace import Trace
 from attntrace.views.explain import explain_steps
 from attntrace.views.page import Note
 from attntrace.views.steps import run_steps

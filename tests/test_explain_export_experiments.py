@@ -6,9 +6,9 @@ import re
 import numpy as np
 import pytest
 
+from attntrace.core.engine import trace
+from attntrace.core.experiments import asymmetry, cosine, entropy
 from attntrace.files.problemfile import load
-from attntrace.model.engine import trace
-from attntrace.model.experiments import asymmetry, cosine, entropy
 from tests.conftest import SAMPLES
 
 ARITHMETIC = re.compile(r"^(?:head \d+ · )?(?P<cell>\S+(?: · \S+)?) = (?:(?P<named>[^=]*?) = )?(?P<expr>[^=]+) = (?P<result>\S+)$")

@@ -11,8 +11,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attntrace.model.engine import trace
-from attntrace.model.problem import Problem
+from attntrace.core.engine import trace
+from attntrace.core.problem import Problem
 from attntrace.views.explain import LONG, explain_steps
 from attntrace.views.page import Note
 

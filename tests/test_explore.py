@@ -19,15 +19,15 @@ import pytest
 from rich.console import Console
 from rich.style import Style
 
+from attntrace.core.engine import trace
+from attntrace.core.generate import random_problem
+from attntrace.core.problem import Problem, example
 from attntrace.errors import AttntraceError
 from attntrace.explore import app as explorer_app
 from attntrace.explore.app import Explorer, Keys, Prompt
 from attntrace.explore.drawing import CHANGED, SELECTED, Drawer
 from attntrace.explore.state import STEPS, Cell, Session
 from attntrace.files.problemfile import read
-from attntrace.model.engine import trace
-from attntrace.model.generate import random_problem
-from attntrace.model.problem import Problem, example
 from attntrace.render.layout import shown
 from attntrace.render.table import Look, render_step
 from attntrace.render.table import console as table_console
@@ -751,7 +751,7 @@ def test_on_a_narrow_screen_the_keys_and_the_edit_box_fit_and_wrap():
 def test_a_64_token_problem_draws_every_step(attntrace, tmp_path):
     problem = random_problem(n=64, d_model=8, init="normal", seed=3)
     path = tmp_path / "p64.json"
-    from attntrace.model.contract import dumps, problem_to_dict
+    from attntrace.core.contract import dumps, problem_to_dict
 
     path.write_text(dumps(problem_to_dict(problem)), encoding="utf-8")
     run = tables_run(attntrace, path)

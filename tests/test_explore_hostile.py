@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from textual import events
 
+from attntrace.core.generate import random_problem
 from attntrace.explore.app import Answer, Confirm, Explorer, Keys, Prompt
 from attntrace.explore.state import Session
 from attntrace.files.problemfile import read
-from attntrace.model.generate import random_problem
 from tests.conftest import SAMPLES
 from tests.test_explore import box_text, drive, press, screen_lines, status
 from tests.tmux import Tmux
@@ -328,7 +328,7 @@ def test_at_80_columns_the_status_wraps_between_its_parts_and_shows_them_all():
 def replace_mask(problem):
     from dataclasses import replace
 
-    from attntrace.model import masks
+    from attntrace.core import masks
 
     return replace(problem, mask=(masks.Causal(),), scale=2.5)
 

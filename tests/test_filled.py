@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from attntrace.core.engine import trace
 from attntrace.files.problemfile import load as load_problem
 from attntrace.homework import filled
 from attntrace.homework.sheet import Sheet, SheetError, load
 from attntrace.homework.worksheet import asked
-from attntrace.model.engine import trace
 from tests.conftest import SAMPLES
 
 XIHUAN = {  # /work/shared/homework/problems/a_wo_xihuan_mao.json

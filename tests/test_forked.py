@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from attntrace.cli import forked
+from attntrace.core import contract
+from attntrace.core.engine import trace
 from attntrace.files.problemfile import load
-from attntrace.model import contract
-from attntrace.model.engine import trace
 from attntrace.views.steps import walk_rows
 from tests.conftest import ROOT
 

@@ -80,8 +80,8 @@ def test_the_rich_tables_are_pinned(case, width):
 
     from rich.console import Console
 
+    from attntrace.core.engine import trace
     from attntrace.files.problemfile import load
-    from attntrace.model.engine import trace
     from attntrace.render import table
     from attntrace.views.steps import run_steps
 

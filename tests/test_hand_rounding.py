@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attntrace.model.engine import trace
-from attntrace.model.maths import carried_affine, carried_product, carried_quotient, carried_sum, round_half_up
-from attntrace.model.problem import Problem, example
+from attntrace.core.engine import trace
+from attntrace.core.maths import carried_affine, carried_product, carried_quotient, carried_sum, round_half_up
+from attntrace.core.problem import Problem, example
 
 
 def on_paper(value: Decimal, places: int) -> float:

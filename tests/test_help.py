@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from attntrace.cli.commands import COMMANDS
-from attntrace.model import experiments
+from attntrace.core import experiments
 from attntrace.render.layout import MAX_SHOWN, hidden_line
 from attntrace.words import plural
 

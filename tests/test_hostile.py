@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
+from attntrace.core.variants import Rope, angles
 from attntrace.errors import AttntraceError
-from attntrace.model.variants import Rope, angles
 
 
 def _problem(tmp_path, data, name="p.json"):

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import attntrace as at
+from attntrace.core import problem as problem_module
+from attntrace.core.generate import random_problem
 from attntrace.errors import AttntraceError
 from attntrace.files import text
 from attntrace.files.problemfile import load
-from attntrace.model import problem as problem_module
-from attntrace.model.generate import random_problem
 from tests.conftest import ROOT, SAMPLES
 
 GOOD = json.loads((SAMPLES / "worked_example.json").read_text())

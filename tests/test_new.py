@@ -7,10 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from attntrace.core.engine import trace
+from attntrace.core.generate import ONE_HOT, PER_HEAD, notes, one_hot, random_problem
+from attntrace.core.problem import Problem
 from attntrace.files.problemfile import from_dict
-from attntrace.model.engine import trace
-from attntrace.model.generate import ONE_HOT, PER_HEAD, notes, one_hot, random_problem
-from attntrace.model.problem import Problem
 
 FLOAT_INITS = ("normal", "xavier", "kaiming")
 

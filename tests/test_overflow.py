@@ -9,11 +9,11 @@ import warnings
 import numpy as np
 import pytest
 
+from attntrace.core import experiments
+from attntrace.core.engine import trace
+from attntrace.core.maths import round_half_up, softmax
+from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
-from attntrace.model import experiments
-from attntrace.model.engine import trace
-from attntrace.model.maths import round_half_up, softmax
-from attntrace.model.problem import Problem
 
 PROBLEMS = {
     "e308": {"x": [[1e308, 1e308], [1, 2]]},  # x itself is finite; every score with x1 overflows

@@ -5,12 +5,12 @@ from dataclasses import FrozenInstanceError, fields
 import numpy as np
 import pytest
 
+from attntrace.core import intermediates
+from attntrace.core.contract import trace_to_dict
+from attntrace.core.engine import trace
+from attntrace.core.problem import Problem, example
+from attntrace.core.trace import HeadTrace
 from attntrace.homework import marking, sheet, worksheet
-from attntrace.model import intermediates
-from attntrace.model.contract import trace_to_dict
-from attntrace.model.engine import trace
-from attntrace.model.problem import Problem, example
-from attntrace.model.trace import HeadTrace
 from attntrace.views.explain import explain_steps
 from attntrace.views.page import Note, Step
 from attntrace.views.steps import run_steps, step_steps, walk_rows, worksheet_steps

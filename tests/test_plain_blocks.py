@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from attntrace.escape import visible
 from attntrace.render import plain
-from attntrace.render.escape import visible
 from attntrace.render.layout import MAX_SHOWN, cells, gap_head, hidden_line, runs, shown
 from attntrace.views.page import Block
 from attntrace.views.text import left, right, width

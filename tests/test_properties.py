@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attntrace.model.engine import trace
-from attntrace.model.masks import Window, from_names
-from attntrace.model.problem import Problem
+from attntrace.core.engine import trace
+from attntrace.core.masks import Window, from_names
+from attntrace.core.problem import Problem
 from tests.strategies import matrix, problems
 
 settings.register_profile("default", max_examples=60, deadline=None)

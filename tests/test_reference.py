@@ -6,9 +6,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from attntrace.model.engine import trace
-from attntrace.model.masks import from_names
-from attntrace.model.problem import Problem
+from attntrace.core.engine import trace
+from attntrace.core.masks import from_names
+from attntrace.core.problem import Problem
 from tests.reference import loops
 
 SEEDS = range(25)

@@ -33,11 +33,11 @@ def imported(*args: str) -> set[str]:
 
 def test_a_plain_run_of_the_built_in_example_imports_no_rich_and_no_file_reader():
     modules = imported("run", "--format", "plain")
-    assert {"numpy", "attntrace.render.plain", "attntrace.model.engine"} <= modules
+    assert {"numpy", "attntrace.render.plain", "attntrace.core.engine"} <= modules
     never = {"rich", "attntrace.render.table", "attntrace.render.export", "attntrace.files.jsonfile",
-             "attntrace.files.csvfile", "attntrace.files.npyfile", "attntrace.files.values", "attntrace.model.contract",
+             "attntrace.files.csvfile", "attntrace.files.npyfile", "attntrace.files.values", "attntrace.core.contract",
              "attntrace.cli.forked", "tempfile", "zipfile", "typer", "click", "attntrace.cli.commands",
-             "attntrace.model.who", "shutil", "csv", "decimal", "attntrace.model.masks", "attntrace.model.variants",
+             "attntrace.core.who", "shutil", "csv", "decimal", "attntrace.core.masks", "attntrace.core.variants",
              "pathlib", "attntrace.cli.files"}
     assert not never & modules, never & modules
 
@@ -53,7 +53,7 @@ def test_a_json_problem_file_brings_in_its_reader_alone(tmp_path):
 def test_a_masked_problem_with_rope_brings_in_masks_and_variants(tmp_path):
     path = tmp_path / "p.json"
     path.write_text('{"x": [[1, 0], [0, 1]], "mask": "causal", "rope": true}')
-    assert {"attntrace.model.masks", "attntrace.model.variants"} <= imported("run", str(path), "--format", "plain")
+    assert {"attntrace.core.masks", "attntrace.core.variants"} <= imported("run", str(path), "--format", "plain")
 
 
 COLLECTIONS = """

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from attntrace.core.engine import trace
 from attntrace.files.problemfile import from_dict
-from attntrace.model.engine import trace
 
 CASES = json.loads(Path(__file__).with_name("fixtures").joinpath("torch_reference.json").read_text())["cases"]
 

@@ -8,9 +8,9 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 import pytest
 
-from attntrace.model.engine import trace
-from attntrace.model.problem import Problem
-from attntrace.model.variants import alibi_slopes
+from attntrace.core.engine import trace
+from attntrace.core.problem import Problem
+from attntrace.core.variants import alibi_slopes
 
 PROBLEM = {"name": "variants", "tokens": ["我", "喜欢", "猫", "。"],
            "x": [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1], [0, 1, 0, 1]],

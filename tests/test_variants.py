@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from attntrace import AttntraceError, Problem
-from attntrace.model.engine import trace
-from attntrace.model.variants import Rope, alibi_slopes, frequencies, llama3_frequencies
+from attntrace.core.engine import trace
+from attntrace.core.variants import Rope, alibi_slopes, frequencies, llama3_frequencies
 
 REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "variant_reference.json").read_text())
 finite = st.floats(-3, 3, allow_nan=False, width=64)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from attntrace import language
+from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError, OutOfRange
-from attntrace.model.problem import Problem
 from attntrace.words import counted, plural
 from tests.conftest import SAMPLES
 
@@ -156,7 +156,7 @@ def test_out_of_range_is_said_in_chinese_and_keeps_its_name_for_the_command_line
 
 
 def test_an_overflow_names_its_step_in_chinese():
-    from attntrace.model.engine import trace
+    from attntrace.core.engine import trace
 
     language.use("zh")
     try:

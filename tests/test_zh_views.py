@@ -40,8 +40,8 @@ def test_chinese_plain_output_matches_the_golden_file(attntrace, case, command):
 @pytest.mark.parametrize("case", PROBLEMS)
 def test_chinese_tables_for_an_80_column_terminal_in_ascii_match_the_golden_file(case):
     """run --format table as an 80-column terminal shows it, with ASCII lines and bars"""
+    from attntrace.core.engine import trace
     from attntrace.files.problemfile import load
-    from attntrace.model.engine import trace
     from attntrace.render.document import Style, render, trace_document
 
     language.use("zh")
@@ -192,8 +192,8 @@ def test_chinese_text_is_wrapped_to_its_display_width_and_nothing_is_lost(parts,
 
 
 def test_a_rich_table_of_chinese_titles_fits_its_width():
+    from attntrace.core.engine import trace
     from attntrace.files.problemfile import load
-    from attntrace.model.engine import trace
     from attntrace.render import table
     from attntrace.views.steps import run_steps
 

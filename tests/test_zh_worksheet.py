@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attntrace import language
+from attntrace.core.engine import trace
 from attntrace.files.problemfile import load as load_problem
 from attntrace.homework import filled, worksheet
 from attntrace.homework.sheet import SheetError
 from attntrace.language import speaking
-from attntrace.model.engine import trace
 from attntrace.views import steps
 from attntrace.views.page import Block
 from tests.conftest import SAMPLES

@@ -381,7 +381,7 @@ def experiment(
     theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False,
 ) -> None:
     """Run one of four experiments on a problem: symmetric, permute, similarity or temperature."""
-    from attntrace.model import experiments
+    from attntrace.core import experiments
     from attntrace.views.steps import experiment_steps
 
     if name not in experiments.NAMES:
@@ -416,8 +416,8 @@ def validate(file: Annotated[Optional[str], typer.Argument(
 
 def schema() -> None:
     """Print the JSON Schema of a problem file."""
-    from attntrace.model.contract import dumps
-    from attntrace.model.schema import schema as problem_schema
+    from attntrace.core.contract import dumps
+    from attntrace.core.schema import schema as problem_schema
 
     _env().write(dumps(problem_schema()))
 
@@ -444,8 +444,8 @@ def new(
     """Write a ready-to-edit problem with random weights."""
     from dataclasses import replace
 
-    from attntrace.model.contract import problem_to_dict
-    from attntrace.model.generate import notes, random_problem
+    from attntrace.core.contract import problem_to_dict
+    from attntrace.core.generate import notes, random_problem
 
     names = None if labels is None else tuple(t.strip() for t in labels.split(","))
     if names is not None and len(names) != tokens:
@@ -531,10 +531,10 @@ def _check(env: Environment, paths: list[str], problem: Optional[str], fmt: Repo
            points: Optional[str], gradescope: Optional[Path], gradebook: Optional[Path], scale: ScaleOpt,
            scale_by: ScaleByOpt, mask: MaskOpt, window: WindowOpt, heads: HeadsOpt, padding: PaddingOpt) -> None:
     """mark the sheets, write the files asked for and show the reports; exit with the verdict"""
+    from attntrace.core.contract import dumps
     from attntrace.homework import classroom
     from attntrace.homework import report as reports
     from attntrace.homework.marking import Rule
-    from attntrace.model.contract import dumps
 
     exact = rtol is not None or atol is not None
     if tolerance is not None and exact:
@@ -700,8 +700,8 @@ def bert(
     theme: ThemeOpt = Theme.dark, ascii_: AsciiOpt = False,
 ) -> None:
     """Trace one head of a real BERT-family model on a sentence (numpy only; no torch, no network)."""
-    from attntrace.models.bert.files import DEFAULT_NAME, default_model_dir
-    from attntrace.models.locate import title
+    from attntrace.checkpoints.bert.files import DEFAULT_NAME, default_model_dir
+    from attntrace.checkpoints.locate import title
 
     _model_head(lambda: (default_model_dir(), DEFAULT_NAME) if model is None else (model, title(model, str(model))),
                 "bert", sentence, layer, head, input_, extract, who, all_heads, no_special,
@@ -731,8 +731,8 @@ def model(
 ) -> None:
     """Trace one head of a local Hugging Face model (BERT, GPT-2, Llama, Qwen2 or Mistral) on a sentence, in numpy
     (no torch, no network)."""
+    from attntrace.checkpoints.locate import locate
     from attntrace.files.paths import resolved
-    from attntrace.models.locate import locate
 
     shown = str(Path(name)) if Path(name).name not in ("", ".", "..") else resolved(name).name  # titles say it
 
@@ -751,11 +751,11 @@ def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str]
                 settings: dict[str, Any], opts: OutputOptions, carry_rounding: bool, explore_: bool = False) -> None:
     """what `model` and `bert` do: run the sentence up to the layer in the model directory where() finds (with the name
     its traces are titled), then trace the head, summarise the layer, or extract the head"""
-    from attntrace.model.contract import problem_to_dict
-    from attntrace.model.engine import trace
-    from attntrace.model.problem import override, problem_error
-    from attntrace.models.session import entering
-    from attntrace.models.tokenize import together, unknown_note
+    from attntrace.checkpoints.session import entering
+    from attntrace.checkpoints.tokenize import together, unknown_note
+    from attntrace.core.contract import problem_to_dict
+    from attntrace.core.engine import trace
+    from attntrace.core.problem import override, problem_error
     from attntrace.views.steps import layer_summary_steps, run_steps, step_steps, walk_rows, who_steps
 
     if no_special and not all_heads and extract is not None:
@@ -831,7 +831,7 @@ def _show_head(env: Environment, t: Any, steps: Any, opts: OutputOptions, head: 
         env.message(_("warning: {warning}").format(warning=warning))
     json_form = None
     if opts.resolved_format(env) == "json":
-        from attntrace.model.contract import trace_form
+        from attntrace.core.contract import trace_form
 
         json_form = trace_form(t)  # written a block of rows at a time
         json_form["heads"][0]["head"] = head
@@ -869,8 +869,8 @@ def _explore(problem: Any, precision: int, carry_rounding: bool, input_: Optiona
              where: str, whose: Optional[str] = None, opened: Optional[Path] = None) -> None:
     """the explorer on a problem (a file's, or a model's head: whose says which), until it quits; opened: the file,
     which w overwrites only once asked"""
+    from attntrace.core.problem import problem_error
     from attntrace.explore.state import Session
-    from attntrace.model.problem import problem_error
     from attntrace.render.table import Look
 
     try:

@@ -47,7 +47,7 @@ def failure(env: Environment, error: BaseException) -> int:
 
 
 def fail(env: Environment, message: str, code: int) -> int:
-    from attntrace.render.escape import visible
+    from attntrace.escape import visible
 
     env.message(f"attntrace: {visible(message)}")  # a message quoting a file's text is shown, never obeyed
     return code

@@ -18,8 +18,8 @@ Matrices = dict[str, Optional[str]]  # --x, --w-q, --w-k, --w-v: a matrix file e
 def problem(file: str | None, env: Environment, matrices: Matrices | None = None,
             settings: dict[str, Any] | None = None) -> Any:
     """the problem in file (None: the built-in example) with the command line's matrices and settings in place"""
+    from attntrace.core.problem import override, problem_error
     from attntrace.files.problemfile import origin, read
-    from attntrace.model.problem import override, problem_error
 
     matrices = matrices or {}
     read_problem, notes = read(file, matrices)
@@ -37,9 +37,9 @@ def problem(file: str | None, env: Environment, matrices: Matrices | None = None
 def traced(file: str | None, problem: Any, matrices: Matrices | None = None, **how: Any) -> Any:
     """the trace, or its error said about the file or the matrices given (an input out of range is the option's, said
     by guard)"""
+    from attntrace.core.engine import trace
+    from attntrace.core.problem import problem_error
     from attntrace.files.problemfile import origin
-    from attntrace.model.engine import trace
-    from attntrace.model.problem import problem_error
 
     try:
         return trace(problem, **how)
@@ -60,7 +60,7 @@ def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputO
     if opts.resolved_format(env) != "json":
         show(env, Document(steps(), title=title), opts)
         return
-    from attntrace.model.contract import trace_form
+    from attntrace.core.contract import trace_form
 
     json_form = trace_form(t)  # the trace's own arrays, written a block of rows at a time
     exported = opts.export_svg is not None or opts.export_html is not None

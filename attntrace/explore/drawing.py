@@ -25,7 +25,7 @@ from textual.color import Color
 from textual.filter import LineFilter
 from textual.strip import Strip
 
-from attntrace.render.escape import visible
+from attntrace.escape import visible
 from attntrace.render.layout import cells as formatted
 from attntrace.render.layout import shown
 from attntrace.render.table import Look, console, tables

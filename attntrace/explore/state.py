@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from attntrace.core import masks
+from attntrace.core.engine import trace
+from attntrace.core.maths import softmax
+from attntrace.core.problem import Problem
+from attntrace.core.trace import Trace
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.language import N_, _, ngettext
-from attntrace.model import masks
-from attntrace.model.engine import trace
-from attntrace.model.maths import softmax
-from attntrace.model.problem import Problem
-from attntrace.model.trace import Trace
 from attntrace.render.layout import shown
 from attntrace.views.explain import angle_words, explain_steps, fixed, head_words
 from attntrace.views.page import Block, Note, Step
@@ -447,7 +447,7 @@ class Session:
 
     def problem_text(self) -> str:
         """the problem as it stands, as a problem file"""
-        from attntrace.model.contract import dumps, problem_to_dict
+        from attntrace.core.contract import dumps, problem_to_dict
 
         return dumps(problem_to_dict(self.problem))
 

@@ -9,9 +9,9 @@ import re
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.escape import visible
 from attntrace.files.values import array, quoted
 from attntrace.language import N_, _
-from attntrace.render.escape import visible
 from attntrace.words import counted
 
 _QUOTED_DECIMAL_COMMA = re.compile(r'"\s*[-+]?\d+,\d+\s*"')

@@ -13,9 +13,9 @@ import numpy as np
 from numpy.lib import format as npy_format
 
 from attntrace.errors import AttntraceError
+from attntrace.escape import visible
 from attntrace.files.text import amount, max_bytes, read_bytes, too_big
 from attntrace.language import _
-from attntrace.render.escape import visible
 
 _NPY_MAGIC = b"\x93NUMPY"
 _BROKEN = (ValueError, TypeError, SyntaxError, EOFError, OSError, zlib.error, zipfile.BadZipFile, NotImplementedError,

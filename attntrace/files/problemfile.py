@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attntrace.core.problem import MAX_NAME, Problem, example, problem_error
 from attntrace.errors import AttntraceError
 from attntrace.files.text import read_text, status
 from attntrace.language import _
-from attntrace.model.problem import MAX_NAME, Problem, example, problem_error
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from attntrace.model.masks import Mask
+    from attntrace.core.masks import Mask
 
 MATRIX_KEYS = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIAS_KEYS = ("b_q", "b_k", "b_v", "b_o")
@@ -95,7 +95,7 @@ def from_dict(data: Any, origin: str) -> Problem:
 
 def _held_problem(trace: dict[str, Any], origin: str) -> dict[str, Any]:
     """the problem a trace's JSON holds; the rest of it is what tracing that problem gives"""
-    from attntrace.model.contract import FORMAT
+    from attntrace.core.contract import FORMAT
 
     version = trace["format"]
     if isinstance(version, bool) or version != FORMAT:
@@ -329,8 +329,8 @@ def _masks(data: dict[str, Any]) -> tuple[Mask, ...]:
     value = data.get("mask", [])
     if isinstance(value, list) and not value and data.get("window") is None and data.get("padding") is None:
         return ()  # nothing masked: the masks are not imported
+    from attntrace.core import masks
     from attntrace.files import values
-    from attntrace.model import masks
 
     window = None if data.get("window") is None else _whole(data["window"], "window", 0)
     padding = None if data.get("padding") is None else values.flags(data["padding"], "padding")
@@ -341,7 +341,7 @@ def _masks(data: dict[str, Any]) -> tuple[Mask, ...]:
 
 
 def _mask(value: Any) -> tuple[str, ...]:
-    from attntrace.model import masks
+    from attntrace.core import masks
 
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):

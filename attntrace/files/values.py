@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError
+from attntrace.escape import visible
 from attntrace.files.jsonfile import Literal
 from attntrace.language import _
-from attntrace.render.escape import visible
 from attntrace.words import counted
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
 from attntrace.files import paths
 from attntrace.language import N_, _, ngettext
-from attntrace.model.problem import Problem
 
 if TYPE_CHECKING:
     from _csv import Reader
@@ -236,9 +236,9 @@ def _check_design(design: Design) -> None:
 
 def problem_for(design: Design, seed: int, student: str) -> Problem:
     """the student's problem: it depends on the class seed and this id only, never on the rest of the roster"""
-    from attntrace.model import masks
-    from attntrace.model.generate import random_problem
-    from attntrace.model.problem import problem_error
+    from attntrace.core import masks
+    from attntrace.core.generate import random_problem
+    from attntrace.core.problem import problem_error
 
     _check_design(design)
     problem = random_problem(n=design.tokens, d_model=design.d_model, d_k=design.d_k, d_v=design.d_v,
@@ -254,9 +254,9 @@ def problem_for(design: Design, seed: int, student: str) -> Problem:
 
 def files_for(design: Design, seed: int, student: str) -> dict[str, str]:
     """the text of the student's problem.json, worksheet.md, key.json and key.md"""
+    from attntrace.core.contract import dumps, problem_to_dict
+    from attntrace.core.engine import trace
     from attntrace.homework.worksheet import render
-    from attntrace.model.contract import dumps, problem_to_dict
-    from attntrace.model.engine import trace
 
     problem = problem_for(design, seed, student)
     t = trace(problem, decimals=design.precision)

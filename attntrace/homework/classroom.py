@@ -6,14 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from attntrace.core import intermediates
+from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
 from attntrace.files import paths
 from attntrace.homework import sheet as sheets
 from attntrace.homework.assign import KEYS
 from attntrace.homework.marking import Marker, Report, Rule
 from attntrace.language import _
-from attntrace.model import intermediates
-from attntrace.model.problem import Problem
 
 SHEET_SUFFIXES = (".json", *sheets.TEXT_SUFFIXES)
 NOT_SHEETS = ("problem.json", "key.json", "key.md", "worksheet.md", "worksheet.txt")  # what `assign` hands out

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from attntrace.core.trace import Trace
 from attntrace.homework.marking import WRONG, Item, close, rounds_to
 from attntrace.homework.said import Said, joined, ngettext
 from attntrace.homework.steps import recompute
 from attntrace.language import N_
-from attntrace.model.trace import Trace
 
 if TYPE_CHECKING:
     from attntrace.homework.marking import Work
@@ -253,10 +253,10 @@ def _rounded_early(work: Work, key: Key) -> Said | None:
 def _truncated(work: Work, key: Key) -> Said | None:
     """when every written cell is the right value cut off after the sheet's decimals, and some would round otherwise:
     the digits were cut (truncated) instead of rounded"""
+    from attntrace.core.maths import round_half_up
     from attntrace.homework.marking import EXACT_FROM, cell_name
     from attntrace.homework.report import number
     from attntrace.homework.steps import recompute
-    from attntrace.model.maths import round_half_up
 
     p = work.precision
     if work.rule.tolerance or p >= EXACT_FROM:

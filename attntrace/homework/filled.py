@@ -19,19 +19,19 @@ from functools import cache
 import numpy as np
 
 from attntrace import language
+from attntrace.core import intermediates
+from attntrace.core.engine import trace
+from attntrace.core.maths import round_half_up
+from attntrace.core.problem import Problem
+from attntrace.core.trace import Trace
 from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.escape import visible
 from attntrace.files.csvfile import SEPARATORS, WIDE
 from attntrace.homework.report import number as number_text
 from attntrace.homework.said import Said, in_every_language, joined, ngettext, said
 from attntrace.homework.sheet import MAX_PRECISION, Key, Sheet, SheetError
 from attntrace.homework.worksheet import instructions, printed
 from attntrace.language import N_, _, speaking
-from attntrace.model import intermediates
-from attntrace.model.engine import trace
-from attntrace.model.maths import round_half_up
-from attntrace.model.problem import Problem
-from attntrace.model.trace import Trace
-from attntrace.render.escape import visible
 from attntrace.render.layout import FEWEST_HIDDEN, MAX_SHOWN, shown
 from attntrace.views.page import Block
 from attntrace.views.steps import worksheet_steps

@@ -7,16 +7,16 @@ from decimal import Decimal
 
 import numpy as np
 
+from attntrace.core import intermediates
+from attntrace.core.engine import trace
+from attntrace.core.maths import round_half_up
+from attntrace.core.problem import Problem, dims
+from attntrace.core.trace import Trace
 from attntrace.homework.said import Said, joined, ngettext
 from attntrace.homework.said import said as in_language
 from attntrace.homework.sheet import Key, Sheet, SheetError
 from attntrace.homework.worksheet import asked
 from attntrace.language import N_, _
-from attntrace.model import intermediates
-from attntrace.model.engine import trace
-from attntrace.model.maths import round_half_up
-from attntrace.model.problem import Problem, dims
-from attntrace.model.trace import Trace
 
 EXACT_FROM = 9  # a cell written with this many decimals or more is exact work, judged to within 1e-9
 RIGHT, WRONG, CONSEQUENCE, NOT_ANSWERED = "right", "wrong", "consequence", "not answered"

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from rich.cells import cell_len
 
+from attntrace.core.maths import round_half_up
+from attntrace.escape import spreadsheet, visible
 from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, VERDICTS, WRONG, Item, Report
 from attntrace.homework.said import Said, joined, ngettext, said
 from attntrace.language import N_, _
-from attntrace.model.maths import round_half_up
-from attntrace.render.escape import spreadsheet, visible
 from attntrace.words import plural
 
 if TYPE_CHECKING:

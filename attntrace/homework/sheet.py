@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
+from attntrace.core import intermediates
 from attntrace.errors import AttntraceError
 from attntrace.files import csvfile, jsonfile
 from attntrace.files.text import read_text
 from attntrace.homework.said import ngettext, said
 from attntrace.language import N_, _
-from attntrace.model import intermediates
 
 Key = tuple[int | None, str]  # (head from 1, or None for the final output; an intermediate's key)
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from attntrace.core.maths import round_half_up, softmax
 from attntrace.homework.marking import EXACT_FROM
-from attntrace.model.maths import round_half_up, softmax
 
 if TYPE_CHECKING:
     from attntrace.homework.marking import Own, Redo, Work
@@ -80,7 +80,7 @@ ROPE_ANGLES = {  # a wrong angle for each position p and pair frequency ω, from
 def _rotation(work: Work, head: int, step: str, variant: str | None) -> Redo | None:
     """q or k turned by position from the student's own q or k: as the problem pairs dimensions, the other way, or not
     at all"""
-    from attntrace.model.variants import PAIRS, rotate
+    from attntrace.core.variants import PAIRS, rotate
 
     t, rope = work.t, work.t.problem.rope
     assert rope is not None and t.query_angles is not None and t.key_angles is not None
@@ -109,7 +109,7 @@ def _rotation(work: Work, head: int, step: str, variant: str | None) -> Redo | N
 
 def _turned(x: np.ndarray, angles: np.ndarray, pairs: str, places: int) -> np.ndarray:
     """x turned with cos θ and sin θ rounded to places first, as a student looks them up"""
-    from attntrace.model.variants import pair_index
+    from attntrace.core.variants import pair_index
 
     first, second = pair_index(x.shape[1], pairs)
     cos, sin = round_half_up(np.cos(angles), places), round_half_up(np.sin(angles), places)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from attntrace.core import intermediates
+from attntrace.core.contract import floats
+from attntrace.core.trace import Trace
+from attntrace.escape import markdown as markdown_text
+from attntrace.escape import visible
 from attntrace.homework.sheet import Key
 from attntrace.language import N_, _, ngettext
-from attntrace.model import intermediates
-from attntrace.model.contract import floats
-from attntrace.model.trace import Trace
-from attntrace.render.escape import markdown as markdown_text
-from attntrace.render.escape import visible
 
 if TYPE_CHECKING:
     from attntrace.render.document import Document

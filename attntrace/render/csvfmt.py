@@ -6,7 +6,7 @@ import csv
 import io
 from collections.abc import Iterator
 
-from attntrace.render.escape import comment, spreadsheet
+from attntrace.escape import comment, spreadsheet
 from attntrace.render.layout import cells
 from attntrace.views.page import Block, Note, Step
 

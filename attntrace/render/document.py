@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from attntrace.views.page import Step
 
 if TYPE_CHECKING:
-    from attntrace.model.contract import Rows
-    from attntrace.model.trace import Trace
+    from attntrace.core.contract import Rows
+    from attntrace.core.trace import Trace
 
 
 @dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
@@ -73,7 +73,7 @@ def _csv(document: Document, style: Style) -> list[str]:
 
 
 def _json(document: Document, style: Style) -> list[str]:
-    from attntrace.model.contract import dumps
+    from attntrace.core.contract import dumps
 
     return [dumps(document.data)]
 
@@ -104,7 +104,7 @@ def render(document: Document, fmt: str, style: Style) -> list[str]:
 
 def _title(title: str, fmt: str, style: Style) -> str:
     """a document's title line in a format: a heading above the first step"""
-    from attntrace.render.escape import comment, markdown, visible
+    from attntrace.escape import comment, markdown, visible
     from attntrace.views.text import width
 
     if fmt == "markdown":  # a name's emphasis and code marks are shown as written, too
@@ -131,14 +131,14 @@ def stream(document: Document, fmt: str, style: Style) -> Iterator[str]:
         return iter(render(document, fmt, style))
     if fmt == "csv":
         return _gathered(_csv_pieces(document, style))
-    from attntrace.model.contract import chunks
+    from attntrace.core.contract import chunks
 
     return _gathered(chunks(document.data))
 
 
 def json_pieces(document: Document) -> Iterator[str | Rows]:
     """the JSON text piece by piece, each block of rows formatted only when its text() is asked for"""
-    from attntrace.model.contract import pieces
+    from attntrace.core.contract import pieces
 
     if document.data is None:
         raise ValueError("this document has no JSON form")
@@ -184,8 +184,8 @@ def recorder(steps: Sequence[Step], precision: int, title: str | None = None, pa
     heatmap's shades, for a page of known background ("light", "dark") or any ("terminal")"""
     from rich.text import Text
 
+    from attntrace.escape import visible
     from attntrace.render import table
-    from attntrace.render.escape import visible
 
     console = table.console(io.StringIO(), True, EXPORT_WIDTH, record=True)
     if title:
@@ -197,7 +197,7 @@ def recorder(steps: Sequence[Step], precision: int, title: str | None = None, pa
 
 def trace_document(t: Trace) -> Document:
     """a trace as `run` shows it (every input), or as `step` does (one input)"""
-    from attntrace.model.contract import trace_form
+    from attntrace.core.contract import trace_form
     from attntrace.views.steps import run_steps, step_steps
 
     return Document(run_steps(t) if t.query is None else step_steps(t), trace_form(t), title=t.problem.name)

@@ -77,7 +77,7 @@ def exports(steps: Sequence[Step], precision: int, svg: Path | None = None, html
     """the coloured tables as an SVG picture and/or an HTML page, exactly as a terminal would show them"""
     if svg is None and html_path is None:
         return {}
-    from attntrace.render.escape import visible
+    from attntrace.escape import visible
 
     recording = recorder(steps, precision, title, theme)
     named = visible(title or "attntrace")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from attntrace.escape import markdown as _escape
 from attntrace.language import _
-from attntrace.render.escape import markdown as _escape
 from attntrace.render.layout import cells, gap_head, hidden_line, shown
 from attntrace.views.page import Block, Note, Step
 

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from itertools import groupby
 from typing import cast
 
+from attntrace.escape import visible
 from attntrace.language import _
-from attntrace.render.escape import visible
 from attntrace.render.layout import cells, gap_head, hidden_line, runs, shown
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.text import cut, fits, left, right, width, wrapped

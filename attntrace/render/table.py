@@ -18,8 +18,8 @@ from rich.style import Style
 from rich.text import Span, Text
 
 from attntrace.collector import paused
+from attntrace.escape import visible
 from attntrace.language import N_, _, ngettext
-from attntrace.render.escape import visible
 from attntrace.render.fastrich import FastTable, FastText
 from attntrace.render.layout import cells, gap_head, hidden_line, part, runs, shown
 from attntrace.views.page import Block, Note, Step

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from attntrace.core.problem import EXAMPLE, Problem, check_memory, dims, problem_error
 from attntrace.errors import AttntraceError
 from attntrace.language import _
-from attntrace.model.problem import EXAMPLE, Problem, check_memory, dims, problem_error
 
 
 def shown_name(name: str | None) -> str | None:

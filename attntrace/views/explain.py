@@ -12,9 +12,9 @@ from itertools import chain
 import numpy as np
 
 from attntrace.collector import paused
+from attntrace.core.maths import decimal_of
+from attntrace.core.trace import Trace
 from attntrace.language import N_, _, ngettext
-from attntrace.model.maths import decimal_of
-from attntrace.model.trace import Trace
 from attntrace.views.page import Note, Step
 
 LONG = 8  # dot products longer than this show their first 3 terms, a count, and the last term
@@ -402,7 +402,7 @@ def _long_dots(cell: str, label: str, rows: list[int], source: str, col0: int, a
 
 def _rotated(t: Trace, a: int, w: _Writer) -> list[Note]:
     """rope: the angle of each pair of q_i and of every k_j, then each cell turned by it"""
-    from attntrace.model.variants import pair_index
+    from attntrace.core.variants import pair_index
 
     p, d, h = t.problem, t.dims, t.heads[a]
     if p.rope is None or h.q_rotated is None or h.k_rotated is None:

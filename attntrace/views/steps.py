@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from attntrace.core.trace import Trace
 from attntrace.language import _, ngettext
-from attntrace.model.trace import Trace
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.text import left as padded
 from attntrace.views.text import width as text_width
 from attntrace.words import counted
 
 if TYPE_CHECKING:
-    from attntrace.model.experiments import Result
+    from attntrace.core.experiments import Result
 
 WALK_ALL_UP_TO = 16  # above this many inputs, steps 4-7 are walked through for the first 3 and the last
 
@@ -121,7 +121,7 @@ def _variant_notes(t: Trace) -> list[str]:
 
 
 def _slopes(t: Trace) -> list[float]:
-    from attntrace.model.variants import alibi_slopes
+    from attntrace.core.variants import alibi_slopes
 
     return [float(s) for s in alibi_slopes(t.dims.heads)]
 
@@ -165,7 +165,7 @@ def _frequency(t: Trace, d_k: int | str = "d_k") -> str:
 
 def _rotations(t: Trace) -> list[Block | Note]:
     """rope: the angle of each position and pair, then each head's q and k turned by them"""
-    from attntrace.model.variants import pair_index
+    from attntrace.core.variants import pair_index
 
     p, d = t.problem, t.dims
     assert p.rope is not None and t.key_angles is not None and t.query_angles is not None
@@ -292,7 +292,7 @@ def _output(t: Trace, row: int) -> Step:
 def _tutorial(t: Trace) -> bool:
     """whether the trace is the article's worked example as the article computes it (no rounding carried), whose
     hand-rounded output 1 differs from the exact one"""
-    from attntrace.model.problem import example
+    from attntrace.core.problem import example
 
     p, e = t.problem, example()
     same = all(a is not None and b is not None and np.array_equal(a, b) for a, b in ((p.x, e.x), (p.w_q, e.w_q), (p.w_k, e.w_k),
@@ -429,7 +429,7 @@ def _without_self_check(step: Step) -> Step:
 def who_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] = ()) -> list[Step]:
     """each token's top attended tokens with their weights, head by head; tokens in leave_out (from 0) are not listed,
     as keys nor as rows (unless the trace is of that one input), and the weights stay as the model gave them"""
-    from attntrace.model import who
+    from attntrace.core import who
 
     labels, keys = _shown_labels(t)
     shown = [(j, r) for j, r in enumerate(t.rows) if t.query is not None or r not in leave_out]
@@ -451,7 +451,7 @@ def who_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] =
 def layer_summary_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] = ()) -> list[Step]:
     """across every head of a layer: each token's top tokens by mean weight, and each head's favourite, in aligned
     columns; tokens in leave_out (from 0) are not listed, and the mean weight matrix is shown whole"""
-    from attntrace.model import who
+    from attntrace.core import who
 
     labels, keys = _shown_labels(t)
     mean, favourites = who.layer_mean(t, top, leave_out)
@@ -478,7 +478,7 @@ def layer_summary_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[i
 
 def _shown_labels(t: Trace) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """the tokens and keys as shown, for lines that pad them into columns: padding measures what is shown"""
-    from attntrace.render.escape import visible
+    from attntrace.escape import visible
 
     return tuple(map(visible, t.problem.labels)), tuple(map(visible, t.problem.key_labels))
 

@@ -10,13 +10,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from attntrace.checkpoints.jsonfile import huge, read_json, real, shown
+from attntrace.checkpoints.tensors import Tensors
+from attntrace.checkpoints.tokenize import Encoding
+from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
+from attntrace.escape import visible
 from attntrace.language import _
-from attntrace.model.problem import Problem
-from attntrace.models.jsonfile import huge, read_json, real, shown
-from attntrace.models.tensors import Tensors
-from attntrace.models.tokenize import Encoding
-from attntrace.render.escape import visible
 
 BLOCK = 1 << 16  # weights widened and multiplied at a time: half a megabyte of float64, within a core's cache
 Dims = tuple[tuple[str, "int | None"], ...]  # a tensor's shape as config.json gives it: each size and its name there

@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.model import intermediates
-from attntrace.model.problem import Problem
-from attntrace.model.trace import Trace
+from attntrace.core import intermediates
+from attntrace.core.problem import Problem
+from attntrace.core.trace import Trace
 
 FORMAT = 1
 MATRICES = ("x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "source", "w_o", "b_o")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from attntrace.core.masks import KINDS as MASKS
 from attntrace.language import _
-from attntrace.model.masks import KINDS as MASKS
 
 _NUMBER = {"type": "number"}
 _MATRIX = {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 1, "items": _NUMBER}}

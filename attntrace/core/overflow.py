@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from attntrace.core.problem import Dims, Problem
 from attntrace.errors import AttntraceError
 from attntrace.language import _
-from attntrace.model.problem import Dims, Problem
 
 
 class Cells:

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from attntrace.errors import AttntraceError
+from attntrace.escape import visible
 from attntrace.files.paths import regular_file
 from attntrace.language import _
-from attntrace.render.escape import visible
 
 
 def read_json(path: Path, what: str = "a JSON object") -> dict[str, Any]:

@@ -6,10 +6,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from attntrace.core.engine import trace
+from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
 from attntrace.language import _
-from attntrace.model.engine import trace
-from attntrace.model.problem import Problem
 
 NAMES = ("symmetric", "permute", "similarity", "temperature")
 

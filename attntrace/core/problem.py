@@ -15,8 +15,8 @@ from attntrace.language import N_, _, ngettext
 from attntrace.words import counted
 
 if TYPE_CHECKING:
-    from attntrace.model.masks import Mask
-    from attntrace.model.variants import Rope
+    from attntrace.core.masks import Mask
+    from attntrace.core.variants import Rope
 
 MATRICES = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIASES = ("b_q", "b_k", "b_v", "b_o")
@@ -60,11 +60,11 @@ class Problem:
         for key in BIASES:
             object.__setattr__(self, key, _array(getattr(self, key), key, 1))
         if not (isinstance(self.mask, tuple) and not self.mask):  # masks and variants are imported only when set
-            from attntrace.model import masks
+            from attntrace.core import masks
 
             object.__setattr__(self, "mask", masks.coerce(self.mask))
         if self.rope is not None:
-            from attntrace.model.variants import coerce_rope
+            from attntrace.core.variants import coerce_rope
 
             object.__setattr__(self, "rope", coerce_rope(self.rope))
         for key in ("heads", "kv_heads"):
@@ -91,7 +91,7 @@ class Problem:
     def window(self) -> int | None:
         if not self.mask:
             return None
-        from attntrace.model.masks import Window
+        from attntrace.core.masks import Window
 
         return next((int(m.size) for m in self.mask if isinstance(m, Window)), None)
 
@@ -99,7 +99,7 @@ class Problem:
     def padding(self) -> tuple[bool, ...] | None:
         if not self.mask:
             return None
-        from attntrace.model.masks import Padding
+        from attntrace.core.masks import Padding
 
         return next((m.flags for m in self.mask if isinstance(m, Padding)), None)
 
@@ -414,7 +414,7 @@ def override(problem: Problem, *, scale: bool | float | None = None, mask: tuple
                 raise AttntraceError(_("padding names key {key}, but the keys are 1 to {m}").format(
                     key=next(j for j in padding if not 1 <= j <= m), m=m), exit_code=2)
             flags = tuple(j + 1 in padding for j in range(m))
-        from attntrace.model import masks
+        from attntrace.core import masks
 
         try:
             changes["mask"] = masks.from_names(names, window=window if window is not None else (

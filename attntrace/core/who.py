@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attntrace.model.trace import Trace
+from attntrace.core.trace import Trace
 
 
 @dataclass(frozen=True)

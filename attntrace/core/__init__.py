@@ -12,7 +12,7 @@ _MODULES = ("contract", "engine", "experiments", "generate", "intermediates", "m
 
 
 def __getattr__(name: str) -> ModuleType:
-    """attntrace.model.masks and the rest, each imported when first named (a plain run needs few of them)"""
+    """attntrace.core.masks and the rest, each imported when first named (a plain run needs few of them)"""
     if name in _MODULES:
         from importlib import import_module
 

@@ -8,11 +8,11 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from attntrace.checkpoints.tensors import INDEX, SINGLE
 from attntrace.errors import AttntraceError
+from attntrace.escape import visible
 from attntrace.files.paths import is_dir, kind, regular_file, resolved
 from attntrace.language import N_, _
-from attntrace.models.tensors import INDEX, SINGLE
-from attntrace.render.escape import visible
 
 if TYPE_CHECKING:
     from importlib.metadata import Distribution

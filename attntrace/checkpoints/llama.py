@@ -10,16 +10,16 @@ from typing import Any
 
 import numpy as np
 
+from attntrace.checkpoints.attend import attend
+from attntrace.checkpoints.jsonfile import huge, real, shown
+from attntrace.checkpoints.layers import activation, rms_norm
+from attntrace.checkpoints.model import Dims, Model
+from attntrace.checkpoints.tokenize import Encoding
+from attntrace.core.masks import Causal, Mask, Window
+from attntrace.core.problem import Problem
+from attntrace.core.variants import Rope, llama3_frequencies
 from attntrace.errors import AttntraceError
 from attntrace.language import _
-from attntrace.model.masks import Causal, Mask, Window
-from attntrace.model.problem import Problem
-from attntrace.model.variants import Rope, llama3_frequencies
-from attntrace.models.attend import attend
-from attntrace.models.jsonfile import huge, real, shown
-from attntrace.models.layers import activation, rms_norm
-from attntrace.models.model import Dims, Model
-from attntrace.models.tokenize import Encoding
 
 ROPE_TYPES = ("default", "linear", "llama3")  # the frequencies base^(-2i/d), with positions as they are or divided by a
 # factor, or Llama 3's scaled frequencies

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from attntrace.checkpoints.attend import attend
+from attntrace.checkpoints.jsonfile import shown
+from attntrace.checkpoints.layers import activation, layer_norm
+from attntrace.checkpoints.model import Dims, Model
+from attntrace.checkpoints.tokenize import Encoding
+from attntrace.core.masks import Padding
+from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
 from attntrace.language import _
-from attntrace.model.masks import Padding
-from attntrace.model.problem import Problem
-from attntrace.models.attend import attend
-from attntrace.models.jsonfile import shown
-from attntrace.models.layers import activation, layer_norm
-from attntrace.models.model import Dims, Model
-from attntrace.models.tokenize import Encoding
 
 
 class Bert(Model):

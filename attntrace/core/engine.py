@@ -6,9 +6,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from attntrace.errors import AttntraceError, OutOfRange
-from attntrace.language import N_, _
-from attntrace.model.maths import (
+from attntrace.core.maths import (
     attention,
     carried_affine,
     carried_attention,
@@ -17,9 +15,11 @@ from attntrace.model.maths import (
     round_half_up,
     softmax,
 )
-from attntrace.model.overflow import Cells
-from attntrace.model.problem import Dims, Problem, check_memory, dims, divisor
-from attntrace.model.trace import HeadTrace, SelfCheck, Trace, read_only, weighted_values
+from attntrace.core.overflow import Cells
+from attntrace.core.problem import Dims, Problem, check_memory, dims, divisor
+from attntrace.core.trace import HeadTrace, SelfCheck, Trace, read_only, weighted_values
+from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.language import N_, _
 
 
 def trace(problem: Problem, *, query: int | None = None, show: Iterable[int] | None = None,
@@ -59,7 +59,7 @@ def _trace(problem: Problem, d: Dims, query: int | None, show: Iterable[int] | N
     s = divisor(problem, d.d_k)
     rope, cap = problem.rope, problem.softcap
     if problem.mask or rope is not None or problem.alibi or cap is not None:  # imported only when a problem needs them
-        from attntrace.model import masks, variants
+        from attntrace.core import masks, variants
     allowed = masks.allowed(problem.mask, rows, d.m) if problem.mask else None  # [n_q, m], None when nothing is masked
     if rope is not None:  # [n_q, d_k/2] and [m, d_k/2]: the angle each pair of q_i and k_j turns by
         q_positions = np.arange(d.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)

@@ -77,7 +77,7 @@ class Padding:
 
     def allowed(self, rows: np.ndarray, m: int) -> np.ndarray:
         if len(self.flags) != m:
-            from attntrace.model.problem import padding_mismatch
+            from attntrace.core.problem import padding_mismatch
 
             raise AttntraceError(padding_mismatch(len(self.flags), m))
         return np.broadcast_to(~np.asarray(self.flags, dtype=bool)[None, :], (len(rows), m))

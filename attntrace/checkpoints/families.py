@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from attntrace.checkpoints.bert.forward import Bert
+from attntrace.checkpoints.gpt2 import GPT2
+from attntrace.checkpoints.jsonfile import read_json, shown
+from attntrace.checkpoints.llama import Gemma2, Llama, Mistral, Qwen2
+from attntrace.checkpoints.model import Model
+from attntrace.checkpoints.tensors import open_weights
 from attntrace.errors import AttntraceError
 from attntrace.files.paths import kind
 from attntrace.language import N_, _
-from attntrace.models.bert.forward import Bert
-from attntrace.models.gpt2 import GPT2
-from attntrace.models.jsonfile import read_json, shown
-from attntrace.models.llama import Gemma2, Llama, Mistral, Qwen2
-from attntrace.models.model import Model
-from attntrace.models.tensors import open_weights
 
 FAMILIES: dict[str, type[Model]] = {"bert": Bert, "gpt2": GPT2, "llama": Llama, "qwen2": Qwen2, "mistral": Mistral,
                                     "gemma2": Gemma2}

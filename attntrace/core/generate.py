@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
+from attntrace.core.problem import Problem, check_memory
+from attntrace.core.variants import Rope
 from attntrace.errors import AttntraceError
 from attntrace.language import _, ngettext
-from attntrace.model.problem import Problem, check_memory
-from attntrace.model.variants import Rope
 
 INITS = ("integers", "normal", "xavier", "kaiming")
 PER_HEAD = 3  # d_k and d_v per head when not given: the worked example's
@@ -122,7 +122,7 @@ def notes(problem: Problem, init: str) -> tuple[str, ...]:
 
 def largest_logit(problem: Problem) -> float:
     """the largest |score| before soft-capping (scaled, biased) of the first CHECKED_ROWS queries, over every head"""
-    from attntrace.model.engine import trace
+    from attntrace.core.engine import trace
 
     heads = [h for i in range(min(problem.dims.n, CHECKED_ROWS)) for h in trace(problem, query=i + 1).heads]
     return max(float(np.abs(h.uncapped[np.isfinite(h.uncapped)]).max(initial=0.0)) for h in heads
@@ -134,14 +134,14 @@ def one_hot(problem: Problem) -> bool:
 
     For a problem random_problem drew: self-attention with no mask and no bias.
     """
-    from attntrace.model.maths import softmax
-    from attntrace.model.problem import divisor
+    from attntrace.core.maths import softmax
+    from attntrace.core.problem import divisor
 
     d = problem.dims
     if d.m < 2:  # one key always takes all the weight
         return False
     if d.kv_heads != d.heads or problem.rope is not None or problem.alibi or problem.softcap is not None:
-        from attntrace.model.engine import trace  # the variants' logits as the engine makes them, a row at a time
+        from attntrace.core.engine import trace  # the variants' logits as the engine makes them, a row at a time
 
         rows = [trace(problem, query=i + 1).heads for i in range(min(d.n, CHECKED_ROWS))]
         return all(float(h.weights.max()) > ONE_HOT for heads in rows for h in heads)

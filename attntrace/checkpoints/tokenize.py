@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from attntrace.checkpoints import INSTALL
+from attntrace.checkpoints.jsonfile import read_json
+from attntrace.core.problem import unique_labels
 from attntrace.errors import AttntraceError
+from attntrace.escape import visible
 from attntrace.files.paths import kind, regular_file
 from attntrace.language import N_, _, ngettext
-from attntrace.model.problem import unique_labels
-from attntrace.models import INSTALL
-from attntrace.models.jsonfile import read_json
-from attntrace.render.escape import visible
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from attntrace.checkpoints.jsonfile import read_json
 from attntrace.errors import AttntraceError
+from attntrace.escape import visible
 from attntrace.files import paths
 from attntrace.files.text import max_bytes
 from attntrace.language import N_, _
-from attntrace.models.jsonfile import read_json
-from attntrace.render.escape import visible
 
 SINGLE = "model.safetensors"
 INDEX = "model.safetensors.index.json"

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
+from attntrace.checkpoints.families import load
+from attntrace.checkpoints.model import Model
+from attntrace.checkpoints.tokenize import Encoding, encode
+from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.language import _
-from attntrace.model.problem import Problem
-from attntrace.models.families import load
-from attntrace.models.model import Model
-from attntrace.models.tokenize import Encoding, encode
 
 USAGE = 2  # a layer or head out of range is a wrong option value
 

@@ -7,14 +7,14 @@ import math
 
 import numpy as np
 
+from attntrace.checkpoints.attend import attend
+from attntrace.checkpoints.layers import activation, layer_norm
+from attntrace.checkpoints.model import Dims, Model
+from attntrace.checkpoints.tokenize import Encoding
+from attntrace.core.masks import Causal
+from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
 from attntrace.language import _
-from attntrace.model.masks import Causal
-from attntrace.model.problem import Problem
-from attntrace.models.attend import attend
-from attntrace.models.layers import activation, layer_norm
-from attntrace.models.model import Dims, Model
-from attntrace.models.tokenize import Encoding
 
 
 class GPT2(Model):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from attntrace.model import masks
-from attntrace.model.maths import attention
-from attntrace.model.problem import Problem, divisor
-from attntrace.model.variants import alibi_bias, alibi_slopes, angles, rotate
+from attntrace.core import masks
+from attntrace.core.maths import attention
+from attntrace.core.problem import Problem, divisor
+from attntrace.core.variants import alibi_bias, alibi_slopes, angles, rotate
 
 
 def project(inp: np.ndarray, w: np.ndarray | None, b: np.ndarray | None) -> np.ndarray:

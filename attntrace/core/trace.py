@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from attntrace.core.maths import carried_product
+from attntrace.core.problem import Dims, Problem
 from attntrace.language import _
-from attntrace.model.maths import carried_product
-from attntrace.model.problem import Dims, Problem
 
 
 def read_only(a: np.ndarray) -> np.ndarray:
@@ -111,7 +111,7 @@ class Trace:
         rope = self.problem.rope
         if rope is None:
             return None
-        from attntrace.model.variants import angles
+        from attntrace.core.variants import angles
 
         m = self.dims.m
         positions = rope.source_positions if self.problem.source is not None else rope.positions
@@ -124,7 +124,7 @@ class Trace:
         rope = self.problem.rope
         if rope is None:
             return None
-        from attntrace.model.variants import angles
+        from attntrace.core.variants import angles
 
         positions = np.arange(self.dims.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)
         return angles(positions[list(self.rows)], rope.pair_frequencies(self.dims.d_k))
@@ -153,7 +153,7 @@ class Trace:
 
     def to_dict(self) -> dict[str, Any]:
         """the documented JSON form, for library users"""
-        from attntrace.model.contract import trace_to_dict
+        from attntrace.core.contract import trace_to_dict
 
         return trace_to_dict(self)
 

