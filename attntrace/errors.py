@@ -1,4 +1,13 @@
-"""The errors attntrace raises for anything a user can fix."""
+"""The errors attntrace raises for anything a user can fix, and the exit statuses they end a command with."""
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    SUCCESS = 0
+    ERROR = 1
+    USAGE = 2
+    ERROR_CTRL_C = 130
 
 
 class AttntraceError(Exception):

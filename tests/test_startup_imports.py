@@ -38,7 +38,7 @@ def test_a_plain_run_of_the_built_in_example_imports_no_rich_and_no_file_reader(
              "attntrace.files.csvfile", "attntrace.files.npyfile", "attntrace.files.values", "attntrace.core.contract",
              "attntrace.cli.forked", "tempfile", "zipfile", "typer", "click", "attntrace.cli.commands",
              "attntrace.core.who", "shutil", "csv", "decimal", "attntrace.core.masks", "attntrace.core.variants",
-             "pathlib", "attntrace.cli.files"}
+             "pathlib", "attntrace.files.written"}
     assert not never & modules, never & modules
 
 

@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from attntrace.cli import files as cli_files
 from attntrace.core import contract
 from attntrace.core.engine import trace
 from attntrace.core.masks import Padding
 from attntrace.core.problem import Problem, example
 from attntrace.errors import AttntraceError
 from attntrace.escape import comment, spreadsheet
+from attntrace.files import written as cli_files
 from attntrace.files.problemfile import load
 from attntrace.render import csvfmt
 from attntrace.render.document import FORMATS, Document, Style, render, stream, trace_document

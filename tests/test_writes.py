@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attntrace.cli import files as cli_files
+from attntrace.files import written as cli_files
 from tests.conftest import ROOT, SAMPLES
 
 

@@ -16,11 +16,11 @@ import typer
 
 from attntrace import __version__
 from attntrace.cli import tracing
-from attntrace.cli.files import distinct, write_files
 from attntrace.cli.guard import EXPECTED, attach_streams, fail, failure
 from attntrace.cli.output import OutputOptions, show
-from attntrace.cli.terminal import Environment, ExitStatus
-from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.cli.terminal import Environment
+from attntrace.errors import AttntraceError, ExitStatus, OutOfRange
+from attntrace.files.written import distinct, write_files
 from attntrace.language import N_, _, ngettext
 from attntrace.render.document import Document
 

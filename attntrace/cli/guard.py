@@ -8,8 +8,8 @@ from __future__ import annotations
 import errno
 import sys
 
-from attntrace.cli.terminal import Environment, ExitStatus
-from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.cli.terminal import Environment
+from attntrace.errors import AttntraceError, ExitStatus, OutOfRange
 from attntrace.language import _
 
 OPTIONS = {"query": "--input", "layer": "--layer", "head": "--head"}  # the option that sets each library number

@@ -83,7 +83,7 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
 def _write_files(files: Mapping[Path, str | Iterable[str] | Segments]) -> None:
     """the files asked for, if any (the file writer, and pathlib, are imported only then)"""
     if files:
-        from attntrace.cli.files import write_files
+        from attntrace.files.written import write_files
 
         write_files(files)
 

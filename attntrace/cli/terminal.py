@@ -8,21 +8,13 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import IO, TYPE_CHECKING
 
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.language import _
 
 if TYPE_CHECKING:
     from attntrace.cli.forked import Segments
-
-
-class ExitStatus(IntEnum):
-    SUCCESS = 0
-    ERROR = 1
-    USAGE = 2
-    ERROR_CTRL_C = 130
 
 
 PIPE_SIZE = 1 << 20  # what an unprivileged process may ask for by default (/proc/sys/fs/pipe-max-size)

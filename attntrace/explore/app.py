@@ -31,13 +31,12 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Input, Static
 
-from attntrace.cli.files import write_files
-from attntrace.cli.terminal import ExitStatus
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.escape import visible
 from attntrace.explore.drawing import SELECTED, CellKey, Drawer, Finish, Part, Stop, go_on, highlighted, watched
 from attntrace.explore.state import STEPS, Cell, Session, typed
 from attntrace.files.paths import kind
+from attntrace.files.written import write_files
 from attntrace.language import N_, _, ngettext
 from attntrace.render.table import Look
 from attntrace.views.describe import shown_name
