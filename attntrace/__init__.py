@@ -24,7 +24,7 @@ def __getattr__(name: str) -> Any:
 
         return Problem
     if name == "Trace":
-        from attntrace.core.trace import Trace
+        from attntrace.api import Trace
 
         return Trace
     if name == "core":  # attntrace.core.masks.Window(2), say

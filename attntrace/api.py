@@ -7,8 +7,45 @@ from typing import Any
 
 import numpy as np
 
+from attntrace.core import trace as core_trace
 from attntrace.core.problem import BIASES, MATRICES, Problem
-from attntrace.core.trace import Trace
+
+
+class Trace(core_trace.Trace):
+    """a trace as the library hands it out: the core's read-only data, with its warnings, its JSON form and what the
+    command line prints for it"""
+
+    @classmethod
+    def of(cls, t: core_trace.Trace) -> Trace:
+        """the same trace, with the library's methods"""
+        from dataclasses import fields
+
+        return cls(**{f.name: getattr(t, f.name) for f in fields(t) if f.init})
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """what is worth a warning, in words"""
+        from attntrace.views.steps import warnings
+
+        return tuple(warnings(self))
+
+    def to_dict(self) -> dict[str, Any]:
+        """the documented JSON form"""
+        from attntrace.core.contract import trace_to_dict
+
+        return trace_to_dict(self)
+
+    def render(self, format: str = "plain", precision: int = 4) -> str:
+        """what the command line prints for this trace"""
+        from attntrace.render.document import render_trace
+
+        return render_trace(self, format, precision)
+
+    def _repr_html_(self) -> str:
+        """the coloured tables, when a notebook shows a trace"""
+        from attntrace.render.document import trace_html
+
+        return trace_html(self)
 
 
 def _plain(value: Any) -> Any:
@@ -27,18 +64,18 @@ def load(path: str | Path | None = None) -> Problem:
     return load_problem(None if path is None else str(path))
 
 
-def trace(problem: Problem | None = None, *, query: int | None = None, decimals: int | None = None,
+def trace(problem: Problem | None = None, *, query: int | None = None, carry_rounding: int | None = None,
           **given: Any) -> Trace:
     """every intermediate of the eight steps, for every input or only input `query` (from 1).
 
     problem: a Problem, or None to build one from the keyword arguments, which are the problem file's keys
     (x, w_q, w_k, w_v, b_q, b_k, b_v, source, w_o, b_o as lists, numpy arrays or tensors; scale, mask, window,
     padding, heads, tokens, source_tokens, name, layout); with a problem, they replace its own.
-    decimals: round every intermediate to this many decimals and carry it on, as a hand calculation does.
+    carry_rounding: round every intermediate to this many decimals and carry it on, as a hand calculation does.
     """
     from attntrace.core.engine import trace as trace_problem
     from attntrace.files.problemfile import from_dict
-    from attntrace.views.steps import walk_rows
+    from attntrace.memory import check_trace
 
     data = {key: _plain(value) for key, value in given.items()}
     if problem is None:
@@ -52,5 +89,5 @@ def trace(problem: Problem | None = None, *, query: int | None = None, decimals:
             if key not in data and value is not None:
                 merged[key] = value  # exactly, not through JSON numbers
         problem = from_dict(merged, "trace()")
-    rows = None if query is not None else walk_rows(len(problem.x))
-    return trace_problem(problem, query=query, show=rows, decimals=decimals)
+    check_trace(problem, query)
+    return Trace.of(trace_problem(problem, query=query, carry_rounding=carry_rounding))

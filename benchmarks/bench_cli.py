@@ -30,9 +30,9 @@ import sys
 from attntrace.files.problemfile import load
 from attntrace.core.engine import trace
 from attntrace.render.document import Document, Style, render
-from attntrace.views.steps import run_steps, walk_rows
+from attntrace.views.steps import run_steps
 problem = load(None)
-t = trace(problem, show=walk_rows(len(problem.x)))
+t = trace(problem)
 sys.stdout.write("".join(render(Document(run_steps(t), title=problem.name), "plain", Style(4))))
 """
 

@@ -44,12 +44,11 @@ import sys, time
 start = time.perf_counter()
 import attntrace
 from attntrace.render.document import render_trace
-from attntrace.views.steps import walk_rows
 from attntrace.core.engine import trace
 imported = time.perf_counter()
 problem = attntrace.load(sys.argv[1])
 loaded = time.perf_counter()
-t = trace(problem, show=walk_rows(len(problem.x)))
+t = trace(problem)
 traced = time.perf_counter()
 render_trace(t, "plain")
 print(imported - start, loaded - imported, traced - loaded, time.perf_counter() - traced)

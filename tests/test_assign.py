@@ -276,7 +276,7 @@ def test_sizes_heads_and_init_reach_the_problem():
     assert p.heads == 2
     assert p.scale is True  # new's default for a non-integer init
     assert not np.all(p.w_q == np.round(p.w_q))  # xavier, not integers
-    t = trace(p, decimals=design.precision)
+    t = trace(p, carry_rounding=design.precision)
     assert len(t.heads) == 2
     data = json.loads(files_for(design, 1, "ann")["problem.json"])
     assert data["heads"] == 2 and len(data["x"]) == 5 and len(data["w_v"][0]) == 6
@@ -361,7 +361,7 @@ DESIGNS = [
 def test_key_json_holds_the_trace_of_problem_json_rounded(tmp_path, design):
     folder = assign(["ann"], tmp_path, design, seed=11).folders[0]
     problem = load(str(folder / "problem.json"))  # the file the student gets, read back as check will
-    t = trace(problem, decimals=design.precision)
+    t = trace(problem, carry_rounding=design.precision)
     key = json.loads(key_of(folder, "key.json").read_text(encoding="utf-8"))
     assert key["precision"] == design.precision
     assert len(key["heads"]) == design.heads

@@ -5,11 +5,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from attntrace.api import Trace
+from attntrace.core.arithmetic import round_half_up
+from attntrace.core.attention import softmax
 from attntrace.core.engine import trace
 from attntrace.core.masks import Padding, Window
-from attntrace.core.maths import round_half_up, softmax
 from attntrace.core.problem import Problem, example
 from attntrace.errors import AttntraceError
+from attntrace.views.steps import warnings
 
 E2 = np.exp(2.0)
 
@@ -41,7 +44,7 @@ def test_weighted_values_sum_to_the_output():
 
 
 def test_carried_weighted_values_are_rounded_and_sum_to_the_rounded_output():
-    t = trace(example(), decimals=1)
+    t = trace(example(), carry_rounding=1)
     assert t.weighted(0, 0).tolist() == [[0.1, 0.2, 0.3], [1.0, 4.0, 0.0], [1.0, 3.0, 1.5]]
     assert round_half_up(t.weighted(0, 0).sum(axis=0), 1).tolist() == t.output[0].tolist()
 
@@ -52,7 +55,7 @@ def test_weighted_values_of_a_row_the_trace_does_not_hold_are_refused():
 
 
 def test_carried_rounding_at_one_decimal_reproduces_a_hand_calculation():
-    t = trace(example(), decimals=1)
+    t = trace(example(), carry_rounding=1)
     assert t.heads[0].weights[0].tolist() == [0.1, 0.5, 0.5]
     assert t.output[0].tolist() == [2.1, 7.2, 1.8]
     assert not np.allclose(t.output[0], [2.0, 7.0, 1.5])  # the article's ad-hoc [0.0, 0.5, 0.5]
@@ -102,7 +105,8 @@ def test_a_fully_masked_query_gets_zero_weights_and_output_and_a_warning():
     assert not np.isnan(t.output).any()
     assert np.all(t.output == 0) and np.all(t.heads[0].weights == 0)
     assert t.fully_masked == (0, 1, 2)
-    assert len(t.warnings) == 3 and "every key is masked" in t.warnings[0]
+    said = warnings(t)
+    assert len(said) == 3 and "every key is masked" in said[0]
 
 
 def test_the_facts_behind_a_warning_are_data_and_the_words_come_from_the_view():
@@ -110,7 +114,7 @@ def test_the_facts_behind_a_warning_are_data_and_the_words_come_from_the_view():
     assert trace(example()).fully_masked == () and t.fully_masked == ()
     t = trace(Problem(x=np.eye(3), mask=Padding((True, True, True))), query=2)
     assert t.fully_masked == (1,)
-    assert t.warnings == ("input 2 (x2): every key is masked, so its weights are all 0 and its output is 0",)
+    assert warnings(t) == ["input 2 (x2): every key is masked, so its weights are all 0 and its output is 0"]
 
 
 def test_huge_scores_stay_finite():
@@ -152,10 +156,12 @@ def test_single_query_out_of_range(query):
         trace(example(), query=query)
 
 
-def test_show_limits_the_rows_recomputed_not_the_values_at_hand():
-    t = trace(example(), show=[0, 2])
-    assert t.self_check.rows == (0, 2)
-    np.testing.assert_array_equal(t.weighted(0, 1), trace(example()).weighted(0, 1))
+def test_a_large_problem_checks_four_rows_and_still_holds_every_rows_values():
+    problem = Problem(x=np.arange(40.0).reshape(20, 2) / 40)
+    t = trace(problem)
+    assert t.self_check.rows == (0, 1, 2, 19)
+    h = t.heads[0]
+    np.testing.assert_array_equal(t.weighted(0, 10), h.weights[10][:, None] * h.v)
 
 
 def test_intermediates_are_float64():
@@ -163,18 +169,26 @@ def test_intermediates_are_float64():
     assert {a.dtype for a in (h.q, h.k, h.v, h.scores, h.weights, h.output)} == {np.dtype("float64")}
 
 
-def test_step_8_recomputes_each_shown_row_on_its_own():
+def test_step_8_recomputes_every_row_of_a_small_problem_on_its_own():
     assert trace(example()).self_check.rows == (0, 1, 2)
-    assert trace(example(), show=[1]).self_check.rows == (1,)
     assert trace(example(), query=3).self_check.rows == (2,)
-    assert trace(example(), query=3, show=[0]).self_check.rows == ()
+
+
+def test_checked_rows_are_every_row_up_to_16_then_the_first_three_and_the_last():
+    from attntrace.core.engine import checked_rows
+
+    assert checked_rows(16) == list(range(16))
+    assert checked_rows(17) == [0, 1, 2, 16]
 
 
 def test_the_check_fails_when_the_row_by_row_result_disagrees(monkeypatch):
+    from dataclasses import replace
+
     from attntrace.core import engine
     from attntrace.views.steps import run_steps
 
-    monkeypatch.setattr(engine, "attention", lambda q, k, v, s, allowed, bias, cap: softmax(q @ k.T / s) @ v + 1e-3)
+    real = engine.attend
+    monkeypatch.setattr(engine, "attend", lambda *args: replace(real(*args), output=real(*args).output + 1e-3))
     t = trace(example())
     assert not t.self_check.ok and t.self_check.max_abs_diff == pytest.approx(1e-3)
     assert "check FAILED" in run_steps(t)[-1].items[-1].text
@@ -192,7 +206,7 @@ def _arrays(t):
 ])
 @pytest.mark.parametrize("decimals", [None, 2])
 def test_every_array_of_a_trace_is_read_only(problem, decimals):
-    t = trace(problem, decimals=decimals)
+    t = trace(problem, carry_rounding=decimals)
     with pytest.raises(ValueError, match="read-only"):
         t.output[0, 0] = 99
     assert not any(a.flags.writeable for a in _arrays(t))
@@ -212,4 +226,4 @@ def test_to_dict_is_the_documented_json_form():
     from attntrace.core.contract import trace_to_dict
 
     t = trace(example(), query=2)
-    assert t.to_dict() == trace_to_dict(t)
+    assert Trace.of(t).to_dict() == trace_to_dict(t)

@@ -14,9 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attntrace.core import engine
+from attntrace.core.arithmetic import Carried
+from attntrace.core.attention import attend
 from attntrace.core.engine import trace
 from attntrace.core.masks import Causal, Padding, Window
-from attntrace.core.maths import carried_attention
 from attntrace.core.problem import Problem, example
 from attntrace.core.trace import Trace
 from attntrace.files.problemfile import load
@@ -95,7 +96,7 @@ def check_every_line(t: Trace, precision: int) -> int:
     """each line's result is its expression, redone from the numbers written, rounded to the precision half away from
     zero (an exact half written in full unless the rounding is carried); a bracket holds the tables' value exactly
     when the tables show another. Returns how many lines had arithmetic to redo."""
-    places, carried, checked = Decimal(1).scaleb(-precision), t.decimals is not None, 0
+    places, carried, checked = Decimal(1).scaleb(-precision), t.carry_rounding is not None, 0
     for line in lines(t, precision):
         parts = LINE.match(line)["body"].split(" = ")  # type: ignore[index]
         if len(parts) < 3 or "masked" in line:
@@ -172,7 +173,7 @@ def test_every_line_follows_from_the_numbers_it_writes(drawn, precision):
 def test_with_carried_rounding_every_line_is_the_tables_own_arithmetic(data, precision):
     """numbers written to the precision, rounding carried: each line redone by hand is the tables' value, no bracket"""
     problem, query = data.draw(problems(written_at=precision))
-    t = trace(problem, query=query, decimals=precision)
+    t = trace(problem, query=query, carry_rounding=precision)
     assert check_every_line(t, precision) > 0
     assert not any("unrounded" in line for line in lines(t, precision))
 
@@ -183,7 +184,7 @@ def test_with_carried_rounding_every_line_is_the_tables_own_arithmetic(data, pre
 def test_the_samples_explain_agrees_with_itself(sample, precision, carried):
     problem = load(None if sample is None else str(SAMPLES / sample))
     for query in range(1, len(problem.x) + 1):
-        assert check_every_line(trace(problem, query=query, decimals=precision if carried else None), precision) > 0
+        assert check_every_line(trace(problem, query=query, carry_rounding=precision if carried else None), precision) > 0
 
 
 def product_written(value: float, weight: str, v: str, precision: int) -> str:
@@ -226,9 +227,9 @@ def test_an_exact_half_is_written_in_full_unless_the_rounding_is_carried():
     halves = [line for line in lines(trace(problem, query=1), 2) if line.startswith("score(1,1) / 8")]
     assert halves == [f"score(1,1) / 8 = 1 / 8 = {exact}"]
     assert any("halfway" in line for line in lines(trace(problem, query=1), 2))
-    carried = [line for line in lines(trace(problem, query=1, decimals=2), 2) if line.startswith("score(1,1) / 8")]
+    carried = [line for line in lines(trace(problem, query=1, carry_rounding=2), 2) if line.startswith("score(1,1) / 8")]
     assert carried == [f"score(1,1) / 8 = 1 / 8 = {exact.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP)}"]
-    assert not any("halfway" in line for line in lines(trace(problem, query=1, decimals=2), 2))
+    assert not any("halfway" in line for line in lines(trace(problem, query=1, carry_rounding=2), 2))
 
 
 @pytest.mark.parametrize("d_k, divisor", [(3, "sqrt(3)"), (2, "sqrt(2)"), (4, "2")])
@@ -249,7 +250,7 @@ def test_the_legend_says_how_lines_are_written_and_names_a_bracket_only_when_the
     assert with_brackets[0].startswith("Each line works from the numbers as the tables show them")
     bracket = re.search(r"\(unrounded: \S+\)", next(line for line in with_brackets[2:] if "(unrounded:" in line))
     assert bracket and bracket[0] in with_brackets[1]
-    carried = lines(trace(example(), query=1, decimals=4), 4)
+    carried = lines(trace(example(), query=1, carry_rounding=4), 4)
     assert "carried on" in carried[0] and not any("unrounded" in line for line in carried)
 
 
@@ -257,26 +258,26 @@ def test_the_carried_check_compares_the_carried_chain_with_its_own_matrix_form()
     """row by row and as matrices, rounded alike: equal; how far the carried answer is from the exact one, apart"""
     for problem in (example(), load(str(SAMPLES / "two_heads.json")), load(str(SAMPLES / "causal.json"))):
         for decimals in (0, 1, 2, 4):
-            t, exact = trace(problem, decimals=decimals), trace(problem)
+            t, exact = trace(problem, carry_rounding=decimals), trace(problem)
             assert t.self_check.ok and t.self_check.max_abs_diff == 0.0
             assert t.self_check.from_exact == float(np.max(np.abs(t.output - exact.output)))
             assert exact.self_check.from_exact is None
             for h in t.heads:
-                alone = carried_attention(h.q, h.k, h.v, t.divisor, t.allowed, decimals)
-                np.testing.assert_array_equal(alone, h.output)
+                alone = attend(h.q, h.k, h.v, t.divisor, t.allowed, arithmetic=Carried(decimals))
+                np.testing.assert_array_equal(alone.output, h.output)
 
 
 @PROPERTY
 @given(problems(), st.integers(0, 4))
 def test_the_carried_chain_row_by_row_is_its_matrix_form(drawn, decimals):
     problem, _ = drawn
-    t = trace(problem, decimals=decimals)
+    t = trace(problem, carry_rounding=decimals)
     assert t.self_check.ok and t.self_check.max_abs_diff == 0.0
     assert t.self_check.from_exact == float(np.max(np.abs(t.output - trace(problem).output)))
 
 
 def test_the_carried_check_line_says_equal_and_says_how_far_from_exact_apart():
-    t = trace(example(), decimals=1)
+    t = trace(example(), carry_rounding=1)
     note = run_steps(t)[-1].items[-1]
     assert isinstance(note, Note) and note.kind == "self_check"
     distance = float(np.max(np.abs(t.output - trace(example()).output)))
@@ -286,9 +287,11 @@ def test_the_carried_check_line_says_equal_and_says_how_far_from_exact_apart():
 
 
 def test_the_carried_check_fails_when_the_carried_rows_disagree(monkeypatch):
-    real = carried_attention
-    monkeypatch.setattr(engine, "carried_attention", lambda q, k, v, s, allowed, d, bias, cap: real(q, k, v, s, allowed, d) + 0.1)
-    t = trace(example(), decimals=1)
+    from dataclasses import replace
+
+    real = engine.attend
+    monkeypatch.setattr(engine, "attend", lambda *args: replace(real(*args), output=real(*args).output + 0.1))
+    t = trace(example(), carry_rounding=1)
     assert not t.self_check.ok and t.self_check.max_abs_diff == pytest.approx(0.1)
     text = run_steps(t)[-1].items[-1].text  # type: ignore[union-attr]
     assert text.startswith("check FAILED: softmax(Q K^T) V with rounding carried at 1 decimal differs")

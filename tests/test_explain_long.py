@@ -86,7 +86,7 @@ def long_problems(draw: st.DrawFn) -> tuple[Problem, int, int, bool]:
 @given(long_problems())
 def test_a_long_sum_is_the_exact_sum_of_every_written_term(case):
     problem, query, precision, carried = case
-    t = trace(problem, query=query, decimals=precision if carried else None)
+    t = trace(problem, query=query, carry_rounding=precision if carried else None)
     found = {"dot": 0, "score": 0, "output": 0}
     with localcontext() as context:
         context.prec = 1000

@@ -161,9 +161,9 @@ def test_a_session_opens_on_step_1_with_the_first_cell_selected():
 def test_steps_are_those_of_run_and_step_for_the_input_followed():
     p = read(str(SAMPLES / "scaled.json"), {})[0]
     s = Session(p, row=1)
-    from attntrace.views.steps import run_steps, step_steps, walk_rows
+    from attntrace.views.steps import run_steps, step_steps
 
-    whole = run_steps(trace(p, show=walk_rows(p.dims.n)))
+    whole = run_steps(trace(p))
     one = step_steps(trace(p, query=2))
     assert [st.heading for st in s.view()] == [*(st.heading for st in whole[:3]), *(st.heading for st in one[1:]),
                                                whole[-1].heading]

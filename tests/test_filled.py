@@ -59,7 +59,7 @@ def printed(attntrace, path, fmt, precision=2, key=True, query=None):
 
 
 def carried(path, precision, query=None):
-    return trace(load_problem(str(path)), query=query, decimals=precision)
+    return trace(load_problem(str(path)), query=query, carry_rounding=precision)
 
 
 def values(t, key):
@@ -317,7 +317,7 @@ def test_percentages_are_read_as_fractions_with_a_note(attntrace, tmp_path, fmt)
     sheet = parse(edit_cells(printed(attntrace, path, fmt), fmt, percent), path)
     assert sheet.notes == (filled.PERCENTS,)
     assert_carried(sheet, t)
-    assert filled._places("31%") == 2 and filled._places("12.5 %") == 3
+    assert filled._written_precision("31%") == 2 and filled._written_precision("12.5 %") == 3
     assert filled._percent("33.33") == 0.3333 and filled._percent("1e999999999") == np.inf
 
 

@@ -16,7 +16,6 @@ from attntrace.cli import forked
 from attntrace.core import contract
 from attntrace.core.engine import trace
 from attntrace.files.problemfile import load
-from attntrace.views.steps import walk_rows
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="two processes share the writing on Linux only")
@@ -30,7 +29,7 @@ def big(tmp_path_factory):
     path.write_text(json.dumps({"x": rng.normal(size=(256, 48)).round(6).tolist(),
                                 "w_q": (rng.normal(size=(48, 48)) * 1e-3).round(9).tolist(), "heads": 2}))
     problem = load(path)
-    data = contract.trace_form(trace(problem, show=walk_rows(len(problem.x))))
+    data = contract.trace_form(trace(problem))
     assert sum(p.cells for p in contract.pieces(data) if not isinstance(p, str)) >= forked.FROM
     return path
 
@@ -90,7 +89,7 @@ def test_a_piped_trace_is_the_bytes_of_the_document(big):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0 and err == b""
     problem = load(big)
-    assert out.decode() == contract.dumps(contract.trace_form(trace(problem, show=walk_rows(len(problem.x)))))
+    assert out.decode() == contract.dumps(contract.trace_form(trace(problem)))
 
 
 def test_written_with_o_it_is_the_same_bytes_and_nothing_else_is_left(big, tmp_path):

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from attntrace.core.arithmetic import carried_affine, carried_product, carried_quotient, carried_sum, round_half_up
 from attntrace.core.engine import trace
-from attntrace.core.maths import carried_affine, carried_product, carried_quotient, carried_sum, round_half_up
 from attntrace.core.problem import Problem, example
 
 
@@ -22,14 +22,14 @@ def on_paper(value: Decimal, places: int) -> float:
 
 def test_one_and_a_half_times_fifteen_hundredths_is_0_23_as_on_paper():
     assert 1.5 * 0.15 == 0.22499999999999998  # what float64 makes of it
-    t = trace(Problem(x=[[1.5]], w_q=[[0.15]], w_k=[[1.0]], w_v=[[0.15]]), decimals=2)
+    t = trace(Problem(x=[[1.5]], w_q=[[0.15]], w_k=[[1.0]], w_v=[[0.15]]), carry_rounding=2)
     assert t.heads[0].q.tolist() == [[0.23]] and t.heads[0].v.tolist() == [[0.23]]
     assert carried_product(np.array([1.5, -1.5]), np.array([0.15, 0.15]), 2).tolist() == [0.23, -0.23]
 
 
 def test_a_number_just_below_a_half_rounds_down_as_on_paper():
     assert round_half_up(np.array([0.224999999999, -0.224999999999]), 2).tolist() == [0.22, -0.22]
-    t = trace(Problem(x=[[0.224999999999]]), decimals=2)
+    t = trace(Problem(x=[[0.224999999999]]), carry_rounding=2)
     assert t.heads[0].q.tolist() == [[0.22]]
 
 
@@ -57,7 +57,7 @@ def test_carried_dot_products_and_quotients_are_exact():
 
 
 def test_the_worked_example_still_carries_as_by_hand():
-    t = trace(example(), decimals=1)
+    t = trace(example(), carry_rounding=1)
     assert t.heads[0].weights[0].tolist() == [0.1, 0.5, 0.5]
     assert t.output[0].tolist() == [2.1, 7.2, 1.8]
 
@@ -74,7 +74,7 @@ two_places = st.integers(-999, 999).map(lambda n: Decimal(n).scaleb(-2))  # -9.9
 def test_a_carried_product_is_the_exact_product_rounded(a, b, places):
     expected = on_paper(a * b, places)
     assert carried_product(np.array([float(a)]), np.array([float(b)]), places).tolist() == [expected]
-    t = trace(Problem(x=[[float(a)]], w_q=[[float(b)]]), decimals=places)
+    t = trace(Problem(x=[[float(a)]], w_q=[[float(b)]]), carry_rounding=places)
     assert t.heads[0].q.tolist() == [[expected]]
 
 

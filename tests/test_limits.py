@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import attntrace as at
+from attntrace import memory as memory_module
 from attntrace.core import problem as problem_module
 from attntrace.core.generate import random_problem
 from attntrace.errors import AttntraceError
@@ -232,28 +233,28 @@ def test_a_long_token_line_in_a_csv_directory(attntrace, tmp_path):
 def test_a_problem_whose_trace_cannot_fit_is_refused_up_front(attntrace, tmp_path, monkeypatch):
     path = tmp_path / "x.npy"
     np.save(path, np.zeros((3000, 2)))  # 48 kB, but its scores, scaled scores and weights are 3000 x 3000 each
-    monkeypatch.setattr(problem_module, "available_memory", lambda: 100_000_000)
+    monkeypatch.setattr(memory_module, "available_memory", lambda: 100_000_000)
     line = _one_line(attntrace("validate", path), "x.npy: tracing this problem needs about", "more than the 100.0 MB",
                      "3,000 · 3,000 · 1")
     assert "GB" not in line.split("needs about")[1].split("of memory")[0]
-    monkeypatch.setattr(problem_module, "available_memory", lambda: 10_000_000_000)
+    monkeypatch.setattr(memory_module, "available_memory", lambda: 10_000_000_000)
     assert attntrace("validate", path).code == 0
 
 
 def test_a_small_problem_never_looks_at_the_memory(monkeypatch):
-    monkeypatch.setattr(problem_module, "available_memory", lambda: pytest.fail("asked for a small problem"))
+    monkeypatch.setattr(memory_module, "available_memory", lambda: pytest.fail("asked for a small problem"))
     at.trace(at.load(SAMPLES / "two_heads.json"))
 
 
 def test_the_estimate_names_the_machine_limit():
-    if problem_module.available_memory() is None:
+    if memory_module.available_memory() is None:
         pytest.skip("this platform does not say how much memory it has")
     with pytest.raises(AttntraceError, match="needs about .* TB of memory .* this machine has available"):
         at.trace(x=np.zeros((1_000_000, 1)))
 
 
 def test_one_input_of_a_problem_too_big_for_a_full_trace_is_still_traced(monkeypatch):
-    monkeypatch.setattr(problem_module, "available_memory", lambda: 100_000_000)
+    monkeypatch.setattr(memory_module, "available_memory", lambda: 100_000_000)
     p = at.Problem(x=np.eye(3000, 2))
     with pytest.raises(AttntraceError, match="needs about"):
         at.trace(p)
@@ -261,12 +262,12 @@ def test_one_input_of_a_problem_too_big_for_a_full_trace_is_still_traced(monkeyp
 
 
 def test_available_memory_is_a_positive_number_or_unknown():
-    memory = problem_module.available_memory()
+    memory = memory_module.available_memory()
     assert memory is None or memory > 0
 
 
 def test_new_with_a_hundred_billion_tokens_is_one_line(attntrace):
-    if problem_module.available_memory() is None:
+    if memory_module.available_memory() is None:
         pytest.skip("this platform does not say how much memory it has")
     r = attntrace("new", "--tokens", "100000000000")  # sizes are options: a usage error
     assert r.code == 2 and r.out == "" and r.err.count("\n") == 1
@@ -274,10 +275,10 @@ def test_new_with_a_hundred_billion_tokens_is_one_line(attntrace):
 
 
 def test_random_problem_refuses_before_drawing(monkeypatch):
-    monkeypatch.setattr(problem_module, "available_memory", lambda: 1_000_000_000)
+    monkeypatch.setattr(memory_module, "available_memory", lambda: 1_000_000_000)
     monkeypatch.setattr(np.random, "default_rng", lambda *a: pytest.fail("drew numbers for a problem that cannot fit"))
     with pytest.raises(AttntraceError, match="a problem of 100,000 inputs, d_model = 4 needs about"):
-        random_problem(n=100_000, d_model=4, d_k=3, d_v=3)
+        random_problem(n=100_000, d_model=4, d_k=3, d_v=3, fits=memory_module.fits_new)
 
 
 @pytest.mark.parametrize("given, words", [

@@ -23,7 +23,7 @@ def _new(attntrace, *args):
 
 def _scaled(problem):
     """every head's scaled scores, flattened: what the softmax is taken of"""
-    return np.concatenate([h.scaled.ravel() for h in trace(problem, show=()).heads])
+    return np.concatenate([h.scaled.ravel() for h in trace(problem).heads])
 
 
 # --- scores of order 1 ---------------------------------------------------------------------------------------------
@@ -148,7 +148,7 @@ def test_the_one_hot_note_comes_exactly_when_every_row_is_one_hot(attntrace):
        init=st.sampled_from(("integers",) + FLOAT_INITS), seed=st.integers(0, 2**32 - 1))
 def test_one_hot_agrees_with_the_engine(n, d_model, per_head, heads, init, seed):
     problem = random_problem(n=n, d_model=d_model, d_k=per_head * heads, heads=heads, init=init, seed=seed)
-    t = trace(problem, show=())
+    t = trace(problem)
     checked = min(n, 64)
     expected = n > 1 and all(bool((h.weights[:checked].max(axis=-1) > ONE_HOT).all()) for h in t.heads)
     assert one_hot(problem) == expected
@@ -166,7 +166,7 @@ def test_one_hot_of_a_hand_made_problem():
        cap=st.sampled_from([0.5, 2.0, 5.0, 50.0]), seed=st.integers(0, 2**32 - 1))
 def test_the_softcap_note_comes_exactly_when_the_scores_pass_twice_the_cap(n, d_model, init, cap, seed):
     problem = random_problem(n=n, d_model=d_model, init=init, softcap=cap, seed=seed)
-    t = trace(problem, show=())
+    t = trace(problem)
     top = max(float(np.abs(h.uncapped[np.isfinite(h.uncapped)]).max(initial=0.0)) for h in t.heads)
     said = [note for note in notes(problem, init) if "before the cap" in note]
     assert bool(said) == (top > 2 * cap)

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from attntrace.core import experiments
+from attntrace.core.arithmetic import round_half_up
+from attntrace.core.attention import softmax
 from attntrace.core.engine import trace
-from attntrace.core.maths import round_half_up, softmax
 from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
 
@@ -124,7 +125,7 @@ def test_the_library_raises_an_attntrace_error_without_a_warning():
             trace(Problem(x=[[1, 1]], source=[[1, 1], [1e300, 0]], w_k=[[1e10, 0], [0, 1]]))
         for decimals in (None, 2, 17):
             with pytest.raises(AttntraceError, match=r"^step 4: scaled\[x1 → x1\] overflows a float64 \(5 / 1e-320 ≈ 5e320\)"):
-                trace(Problem(x=[[1, 2], [3, 1]], scale=1e-320), decimals=decimals, query=1)
+                trace(Problem(x=[[1, 2], [3, 1]], scale=1e-320), carry_rounding=decimals, query=1)
 
 
 def test_a_masked_cell_is_minus_infinity_and_not_an_error():
@@ -153,7 +154,7 @@ def test_rounding_huge_values_at_many_decimals_neither_overflows_nor_warns():
         a = np.array([1e300, -1.7976931348623157e308, 5e-324, 0.0, -0.0, 123.456])
         assert round_half_up(a, 17).tolist() == [1e300, -1.7976931348623157e308, 0.0, 0.0, 0.0, 123.456]
         assert round_half_up(np.array([np.inf, -np.inf]), 2).tolist() == [np.inf, -np.inf]
-        t = trace(Problem(x=[[1e300, 1], [1, 2]], w_q=[[1e-300, 0], [0, 1]], w_k=[[1e-300, 0], [0, 1]]), decimals=17)
+        t = trace(Problem(x=[[1e300, 1], [1, 2]], w_q=[[1e-300, 0], [0, 1]], w_k=[[1e-300, 0], [0, 1]]), carry_rounding=17)
         assert t.heads[0].v[0, 0] == 1e300 and np.isfinite(t.output).all()
 
 

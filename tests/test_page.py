@@ -13,7 +13,7 @@ from attntrace.core.trace import HeadTrace
 from attntrace.homework import marking, sheet, worksheet
 from attntrace.views.explain import explain_steps
 from attntrace.views.page import Note, Step
-from attntrace.views.steps import run_steps, step_steps, walk_rows, worksheet_steps
+from attntrace.views.steps import run_steps, step_steps, worksheet_steps
 
 
 def _long() -> Problem:
@@ -47,7 +47,7 @@ def test_step_8_self_check_is_marked_and_a_worksheet_drops_it_by_kind():
 
 
 def test_a_worksheet_is_the_run_without_its_self_check():
-    t = trace(example(), decimals=2)
+    t = trace(example(), carry_rounding=2)
 
     def shown(steps: list[Step], drop: str) -> list[list[str]]:
         return [[getattr(item, "text", None) or getattr(item, "title", "") for item in step.items
@@ -58,11 +58,11 @@ def test_a_worksheet_is_the_run_without_its_self_check():
 
 def test_the_inputs_a_long_run_skips_are_marked_hidden_and_a_worksheet_keeps_them():
     p = _long()
-    t = trace(p, show=walk_rows(20))
+    t = trace(p)
     hidden = _notes(run_steps(t), "hidden")
     assert hidden == ["… steps 4-7 for inputs 4 to 19 (16 inputs) are not shown; attntrace step --input N shows any one, "
                       "and step 8 shows them all"]
-    assert _notes(worksheet_steps(trace(p, show=walk_rows(20), decimals=2)), "hidden") == hidden
+    assert _notes(worksheet_steps(trace(p, carry_rounding=2)), "hidden") == hidden
 
 
 def test_single_input_steps_have_no_self_check_or_hidden_notes():
@@ -89,5 +89,5 @@ def test_every_list_of_intermediates_reads_the_table():
     assert [key for _, key in worksheet.asked(t)] == [k for k in plain if k != "scaled"]  # no scaling, no mask
     assert [key for _, key in worksheet.asked(turned)] == list(intermediates.KEYS)
     item = marking.Item(1, "weights", "weights")
-    assert item.step == intermediates.STEP["weights"] == 5
+    assert item.step == intermediates.STEP_OF["weights"] == 5
     assert marking.item_name(t, (1, "scaled")) == "scaled scores"

@@ -186,12 +186,12 @@ def test_a_traces_json_read_back_gives_the_same_trace(tmp_path, data, which):
     problem = from_dict(data, "drawn")
     query = which.draw(st.one_of(st.none(), st.integers(1, len(problem.x))))
     decimals = which.draw(st.one_of(st.none(), st.integers(0, 4)))
-    first = trace(problem, query=query, decimals=decimals)
+    first = trace(problem, query=query, carry_rounding=decimals)
     path = tmp_path / "trace.json"
     path.write_text(dumps(trace_to_dict(first)), encoding="utf-8")
     again = load(str(path))
     assert problem_to_dict(again) == problem_to_dict(problem)
-    assert trace_to_dict(trace(again, query=query, decimals=decimals)) == trace_to_dict(first)
+    assert trace_to_dict(trace(again, query=query, carry_rounding=decimals)) == trace_to_dict(first)
 
 
 @pytest.mark.parametrize("sample", ["worked_example.json", "scaled.json", "causal.json", "cross.json",

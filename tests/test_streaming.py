@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from attntrace.api import Trace
 from attntrace.core import contract
 from attntrace.core.engine import trace
 from attntrace.core.masks import Padding
@@ -81,7 +82,7 @@ TRACES = {
     "causal, one query": lambda: trace(load(str(SAMPLES / "causal.json")), query=2),
     "two heads": lambda: trace(load(str(SAMPLES / "two_heads.json"))),
     "cross": lambda: trace(load(str(SAMPLES / "cross.json"))),
-    "carried rounding": lambda: trace(load(str(SAMPLES / "scaled.json")), decimals=2),
+    "carried rounding": lambda: trace(load(str(SAMPLES / "scaled.json")), carry_rounding=2),
     "every magnitude, masked": lambda: trace(_tiny_values()),
     "every key masked": lambda: trace(replace(example(), mask=(Padding((True, True, True)),))),
 }
@@ -139,7 +140,7 @@ def test_run_json_and_csv_print_what_the_library_renders(attntrace, tmp_path):
     t = TRACES["two heads"]()
     for fmt in ("json", "csv"):
         printed = attntrace("run", SAMPLES / "two_heads.json", "--format", fmt).out
-        assert printed == t.render(fmt)
+        assert printed == Trace.of(t).render(fmt)
         assert attntrace("run", SAMPLES / "two_heads.json", "--format", fmt, "-o", tmp_path / "out").code == 0
         assert (tmp_path / "out").read_text(encoding="utf-8") == printed
 
@@ -191,7 +192,7 @@ def test_a_slice_of_an_array_is_written_as_its_list_is():
 @pytest.mark.parametrize("decimals", [None, 3])
 def test_weighted_values_worked_out_a_block_at_a_time_are_step_6s_to_the_bit(decimals):
     rng = np.random.default_rng(5)
-    t = trace(Problem(x=rng.normal(size=(520, 128)).round(3), heads=2), show=(0, 519), decimals=decimals)
+    t = trace(Problem(x=rng.normal(size=(520, 128)).round(3), heads=2), carry_rounding=decimals)
     data = contract.trace_form(t)
     for a, head in enumerate(data["heads"]):
         for item in head["weighted"]:
@@ -202,8 +203,8 @@ def test_weighted_values_worked_out_a_block_at_a_time_are_step_6s_to_the_bit(dec
             whole = np.concatenate([b.matrix.rows(b.start, b.stop) for b in blocks])
             assert whole.tobytes() == t.weighted(a, item["input"] - 1).tobytes()
             assert "".join(b.text() + ",\n" for b in blocks)[:-2] == contract._lines(whole, ",\n").decode()
-    assert [item["input"] for item in data["heads"][1]["weighted"]] == [1, 520]
-    assert contract.to_lists(data["heads"][1]["weighted"])[1]["values"] == contract.floats(t.weighted(1, 519))
+    assert [item["input"] for item in data["heads"][1]["weighted"]] == [1, 2, 3, 520]
+    assert contract.to_lists(data["heads"][1]["weighted"])[3]["values"] == contract.floats(t.weighted(1, 519))
 
 
 def test_step_6_is_worked_out_once_and_cannot_be_overwritten():

@@ -133,7 +133,7 @@ def test_variants_with_one_query_give_that_row_of_the_full_trace():
 
 def test_variants_with_carried_rounding_check_against_their_own_row_by_row_chain():
     p = Problem(x=[[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], rope=True, alibi=True, softcap=2.0)
-    t = trace(p, decimals=2)
+    t = trace(p, carry_rounding=2)
     assert t.self_check.ok
     for h in t.heads:
         for a in (h.q_rotated, h.k_rotated, h.bias, h.scaled[np.isfinite(h.scaled)]):

@@ -37,7 +37,7 @@ def test_instructions_read_back_in_either_language_however_wrapped(sample, preci
     problem = load_problem(str(SAMPLES / sample))
     if scale is not None:
         problem = replace(problem, scale=scale)
-    t = trace(problem, query=query, decimals=precision)
+    t = trace(problem, query=query, carry_rounding=precision)
     with speaking(printed_in):
         text = worksheet.intro(t, precision, False, markdown, "李 明")
     top, said = text.rstrip("\n").rsplit("\n\n", 1)  # the heading and name line; the instructions

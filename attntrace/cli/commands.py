@@ -453,8 +453,11 @@ def new(
                                       "--labels gives {n} labels but --tokens is {tokens}", len(names)).format(
                                           n=len(names), tokens=tokens), exit_code=2)
     try:
+        from attntrace.memory import fits_new
+
         problem = random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init, seed=seed,
-                                 tokens=names, kv_heads=kv_heads, rope=rope, alibi=alibi, softcap=softcap)
+                                 tokens=names, kv_heads=kv_heads, rope=rope, alibi=alibi, softcap=softcap,
+                                 fits=fits_new)
     except AttntraceError as e:
         raise AttntraceError(f"new: {_sizes_given()}{e}", exit_code=2) from None  # every size comes from an option
     if scale is not None:
@@ -621,7 +624,7 @@ def worksheet(
     env = _env()
     problem = _problem(file, env, scale=scale, scale_by=scale_by, mask=mask, window=window, heads=heads,
                        padding=padding)
-    t = tracing.traced(file, problem, query=input_, decimals=precision)
+    t = tracing.traced(file, problem, query=input_, carry_rounding=precision)
     show(env, document(t, precision, key), OutputOptions(format=fmt.value, precision=precision, output=output),
          blank_from=None if key else 3)
 
@@ -755,8 +758,9 @@ def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str]
     from attntrace.checkpoints.tokenize import together, unknown_note
     from attntrace.core.contract import problem_to_dict
     from attntrace.core.engine import trace
-    from attntrace.core.problem import override, problem_error
-    from attntrace.views.steps import layer_summary_steps, run_steps, step_steps, walk_rows, who_steps
+    from attntrace.core.problem import problem_error
+    from attntrace.files.settings import override
+    from attntrace.views.steps import layer_summary_steps, run_steps, step_steps, who_steps
 
     if no_special and not all_heads and extract is not None:
         raise AttntraceError(_("--no-special is for the who-attends-to-whom lists, which --extract does not write; "
@@ -802,7 +806,7 @@ def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str]
         _explore(problem, opts.precision, carry_rounding, input_, opts.ascii_lines(), Path(name).name or "model", name, whose)
         return
     if all_heads:
-        t = trace(problem, show=())
+        t = trace(problem)
         summary = layer_summary_steps(t, _("Who attends to whom · {name} · every head").format(name=shown),
                                       leave_out=leave_out)
         tracing.show_trace(env, t, lambda: summary, opts, shown)
@@ -816,10 +820,10 @@ def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str]
         return
     heading = _("Who attends to whom · {name}").format(name=shown)
     if input_ is not None:
-        t = trace(problem, query=input_, decimals=decimals)
+        t = trace(problem, query=input_, carry_rounding=decimals)
         steps = who_steps(t, heading, leave_out=leave_out) if who else step_steps(t)
     else:
-        t = trace(problem, show=[] if who else walk_rows(len(problem.x)), decimals=decimals)
+        t = trace(problem, carry_rounding=decimals)
         listed = who_steps(t, heading, leave_out=leave_out)
         steps = listed if who else [*run_steps(t), *listed]
     _show_head(env, t, steps, opts, head, shown)
@@ -827,7 +831,9 @@ def _model_head(where: Callable[[], tuple[Path, str]], model_type: Optional[str]
 
 def _show_head(env: Environment, t: Any, steps: Any, opts: OutputOptions, head: int, shown: str) -> None:
     """one head of a model, as tracing.show_trace shows a trace, its JSON naming the head by its number in the layer"""
-    for warning in t.warnings:
+    from attntrace.views.steps import warnings
+
+    for warning in warnings(t):
         env.message(_("warning: {warning}").format(warning=warning))
     json_form = None
     if opts.resolved_format(env) == "json":

@@ -18,8 +18,9 @@ Matrices = dict[str, Optional[str]]  # --x, --w-q, --w-k, --w-v: a matrix file e
 def problem(file: str | None, env: Environment, matrices: Matrices | None = None,
             settings: dict[str, Any] | None = None) -> Any:
     """the problem in file (None: the built-in example) with the command line's matrices and settings in place"""
-    from attntrace.core.problem import override, problem_error
+    from attntrace.core.problem import problem_error
     from attntrace.files.problemfile import origin, read
+    from attntrace.files.settings import override
 
     matrices = matrices or {}
     read_problem, notes = read(file, matrices)
@@ -40,8 +41,10 @@ def traced(file: str | None, problem: Any, matrices: Matrices | None = None, **h
     from attntrace.core.engine import trace
     from attntrace.core.problem import problem_error
     from attntrace.files.problemfile import origin
+    from attntrace.memory import check_trace
 
     try:
+        check_trace(problem, how.get("query"))
         return trace(problem, **how)
     except OutOfRange:
         raise
@@ -55,7 +58,9 @@ def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputO
     from attntrace.views.describe import shown_name
 
     title = shown_name(t.problem.name) if title is None else title
-    for warning in t.warnings:
+    from attntrace.views.steps import warnings
+
+    for warning in warnings(t):
         env.message(_("warning: {warning}").format(warning=warning))
     if opts.resolved_format(env) != "json":
         show(env, Document(steps(), title=title), opts)
@@ -70,10 +75,10 @@ def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputO
 def run(env: Environment, file: str | None, opts: OutputOptions, matrices: Matrices | None = None,
         settings: dict[str, Any] | None = None, carry_rounding: bool = False) -> None:
     """`attntrace run`: the eight steps for every input"""
-    from attntrace.views.steps import run_steps, walk_rows
+    from attntrace.views.steps import run_steps
 
     p = problem(file, env, matrices, settings)
-    t = traced(file, p, matrices, show=walk_rows(len(p.x)), decimals=opts.precision if carry_rounding else None)
+    t = traced(file, p, matrices, carry_rounding=opts.precision if carry_rounding else None)
     show_trace(env, t, lambda: run_steps(t), opts)
 
 
@@ -81,7 +86,7 @@ def step(env: Environment, file: str | None, query: int, opts: OutputOptions, ma
          settings: dict[str, Any] | None = None, carry_rounding: bool = False, explain: bool = False) -> None:
     """`attntrace step`: steps 4 to 7 for one input, or (explain) every cell's arithmetic"""
     p = problem(file, env, matrices, settings)
-    t = traced(file, p, matrices, query=query, decimals=opts.precision if carry_rounding else None)
+    t = traced(file, p, matrices, query=query, carry_rounding=opts.precision if carry_rounding else None)
     if explain:
         from attntrace.views.explain import explain_steps
 

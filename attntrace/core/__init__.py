@@ -1,4 +1,4 @@
-"""The model of the maths: the problem, the arithmetic, the engine and its frozen trace, and their JSON form."""
+"""The maths: the problem, its masks and variants, the arithmetic, attention, the engine and its frozen trace."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from types import ModuleType
 
-_MODULES = ("contract", "engine", "experiments", "generate", "intermediates", "masks", "maths", "overflow", "problem",
-            "schema", "trace", "variants", "who")
+_MODULES = ("arithmetic", "attention", "contract", "engine", "experiments", "generate", "intermediates", "masks",
+            "overflow", "problem", "schema", "trace", "variants", "who")
 
 
 def __getattr__(name: str) -> ModuleType:

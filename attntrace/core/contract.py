@@ -96,7 +96,7 @@ def config(t: Trace) -> dict[str, Any]:
         "n": d.n, "m": d.m, "d_model": d.d_model, "d_src": d.d_src, "d_k": d.d_k, "d_v": d.d_v,
         "heads": d.heads, "d_out": d.d_out, "cross": p.source is not None, "scale": p.scale,
         "divisor": t.divisor, "mask": list(p.masks), "window": p.window,
-        "padding": None if p.padding is None else list(p.padding), "carry_rounding": t.decimals,
+        "padding": None if p.padding is None else list(p.padding), "carry_rounding": t.carry_rounding,
         "kv_heads": d.kv_heads, "rope": None if p.rope is None else p.rope.settings(), "alibi": bool(p.alibi),
         "softcap": p.softcap,
     }
@@ -123,7 +123,7 @@ def trace_form(t: Trace) -> dict[str, Any]:
         "concat": t.concat,
         "output": t.output,
         "check": _self_check(t),
-        "warnings": list(t.warnings),
+        "warnings": _warnings(t),
     }
 
 
@@ -294,3 +294,9 @@ def _orjson_agrees() -> bool:
     probes = np.concatenate([probes, -probes[probes > 0]])
     written = orjson.dumps(probes, option=orjson.OPT_SERIALIZE_NUMPY).decode("ascii")
     return written[1:-1].split(",") == [repr(v) for v in probes.tolist()]
+
+
+def _warnings(t: Trace) -> list[str]:
+    from attntrace.views.steps import warnings
+
+    return warnings(t)

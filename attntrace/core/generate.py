@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
-from attntrace.core.problem import Problem, check_memory
+from attntrace.core.problem import Problem
 from attntrace.core.variants import Rope
 from attntrace.errors import AttntraceError
 from attntrace.language import _, ngettext
@@ -42,11 +43,13 @@ def _decimals(std: float) -> int:
 def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | None = None, heads: int = 1,
                    init: str = "integers", seed: int | None = None, tokens: tuple[str, ...] | None = None,
                    kv_heads: int | None = None, rope: bool = False, alibi: bool = False,
-                   softcap: float | None = None) -> Problem:
+                   softcap: float | None = None, fits: Callable[[int, int, int, int, int], None] | None = None) -> Problem:
     """a problem ready to edit; integers (the default) can be computed by hand, like the worked example.
 
     d_k and d_v count every head's columns together; None gives each head 3, as the worked example has (4 with rope,
     which turns pairs of dimensions). kv_heads: grouped-query heads, W_K and W_V hold that many blocks.
+    fits(n, d_model, d_k, d_v, heads): called once the sizes are known, before anything is drawn (memory.fits_new
+    refuses what would not fit in memory).
     """
     if init not in INITS:
         raise AttntraceError(_('unknown init "{init}"; use {inits}').format(init=init, inits=", ".join(INITS)))
@@ -58,10 +61,10 @@ def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | N
     n, d_model = int(n), int(d_model)
     for name, size in (("d_k", d_k), ("d_v", d_v)):
         if size % heads:
-            fits = [s for s in (size - size % heads, size - size % heads + heads) if s > 0]
+            near = [s for s in (size - size % heads, size - size % heads + heads) if s > 0]
             raise AttntraceError(_("heads = {heads} does not divide {name} = {size} (each head takes {name} / heads "
                                    "of the columns); give {name} = {fits}").format(
-                heads=heads, name=name, size=size, fits=_(" or ").join(map(str, fits))))
+                heads=heads, name=name, size=size, fits=_(" or ").join(map(str, near))))
     groups = heads if kv_heads is None else _whole("kv_heads", kv_heads)
     if heads % groups:
         raise AttntraceError(_("kv_heads = {groups} does not divide heads = {heads}; give a divisor of {heads}").format(
@@ -76,9 +79,8 @@ def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | N
         raise AttntraceError(_("seed = {seed} must be a whole number of at least 0").format(seed=repr(seed)))
     if tokens is not None and len(tokens) != n:
         raise AttntraceError(_("{count} token labels given for n = {n} inputs").format(count=len(tokens), n=n))
-    # before anything is drawn: the arrays (and the trace they are made for) must fit in memory
-    check_memory(n, n, d_model, d_model, d_k, d_v, heads, d_v,
-                 what=_("a problem of {n} inputs, d_model = {d_model}").format(n=f"{n:,}", d_model=f"{d_model:,}"))
+    if fits is not None:
+        fits(n, d_model, d_k, d_v, heads)
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 3, size=(n, d_model)).astype(np.float64) if init == "integers" else np.round(
         rng.normal(size=(n, d_model)), 4)
@@ -134,7 +136,7 @@ def one_hot(problem: Problem) -> bool:
 
     For a problem random_problem drew: self-attention with no mask and no bias.
     """
-    from attntrace.core.maths import softmax
+    from attntrace.core.attention import softmax
     from attntrace.core.problem import divisor
 
     d = problem.dims

@@ -28,5 +28,5 @@ INTERMEDIATES = (
     Intermediate("output", 7, N_("output")),
 )
 KEYS = tuple(i.key for i in INTERMEDIATES)  # in the order a student computes them
-STEP = {i.key: i.step for i in INTERMEDIATES}
+STEP_OF = {i.key: i.step for i in INTERMEDIATES}  # the step of the eight that computes each intermediate
 NAME = {i.key: i.name for i in INTERMEDIATES}

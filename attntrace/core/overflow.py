@@ -9,10 +9,10 @@ import numpy as np
 
 from attntrace.core.problem import Dims, Problem
 from attntrace.errors import AttntraceError
-from attntrace.language import _
+from attntrace.language import N_, _
 
 
-class Cells:
+class Cells:  # an attention.Watch
     """checks each intermediate as it is made: a cell that is not a finite number stops the trace with one line
     naming the step, the cell (by its labels) and the cause, with the size it would have had, and what to do"""
 
@@ -87,6 +87,14 @@ class Cells:
                                    "{what} should be; please report this problem").format(
                 step=step, head=self._head(a), name=name, query=self.labels[i], key=self.keys[j], value=values[i, j],
                 what=_(what)))
+
+    def rotated(self, a: int, q_rotated: np.ndarray) -> None:
+        """step 3 with rope: q turned by position"""
+        self.finite(3, a, "q rotated", q_rotated, N_("a rotation of finite numbers"))
+
+    def weights(self, a: int, weights: np.ndarray) -> None:
+        """step 5: the softmax rows"""
+        self.finite(5, a, "weights", weights, N_("the softmax of finite scores"))
 
     def output(self, a: int, weights: np.ndarray, v: np.ndarray, output: np.ndarray) -> None:
         """step 7: Σ_j w_ij · v_j"""

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import math
-import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -170,56 +169,6 @@ def _check_lengths(problem: Problem) -> None:
     if problem.name is not None and len(str(problem.name)) > MAX_NAME:
         raise AttntraceError(_("name is {length} characters long; a name may have at most {most}").format(
             length=f"{len(str(problem.name)):,}", most=MAX_NAME))
-
-
-def available_memory() -> int | None:
-    """the bytes of memory this machine can give now (Linux's MemAvailable, else the free pages); None if unknown"""
-    try:
-        with open("/proc/meminfo", "rb") as f:
-            for line in f:
-                if line.startswith(b"MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        pages, size = os.sysconf("SC_AVPHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        return None
-    return pages * size if pages > 0 and size > 0 else None
-
-
-def trace_bytes(n: int, m: int, d_model: int, d_src: int, width_k: int, width_v: int, heads: int, d_out: int) -> int:
-    """about the most memory a trace of every input holds at once, in bytes (widths are every head's columns together):
-    per head the scores, scaled scores and weights (n · m float64 each), two more n · m while a softmax is taken and
-    the mask (n · m booleans); then x, the source, the weights, Q, K, V, the heads' outputs, their concatenation and
-    the output"""
-    cells = n * m
-    matrices = 3 * cells * heads + 2 * cells
-    weights = d_model * width_k + d_src * (width_k + width_v) + width_v * d_out
-    vectors = n * d_model + m * d_src + n * width_k + m * (width_k + width_v) + 2 * n * width_v + n * d_out + weights
-    return 8 * (matrices + vectors) + cells
-
-
-def check_memory(n: int, m: int, d_model: int, d_src: int, width_k: int, width_v: int, heads: int, d_out: int,
-                 what: str = N_("tracing this problem")) -> None:
-    """refuse up front what would need more memory than the machine has, saying the estimate and the limit (what is
-    said as it is given, after _())"""
-    need = trace_bytes(n, m, d_model, d_src, width_k, width_v, heads, d_out)
-    if need < 1 << 26:  # under 64 MiB: never worth a look at the machine
-        return
-    have = available_memory()
-    if have is not None and need > have:
-        raise AttntraceError(_(
-            "{what} needs about {need} of memory (n · m · heads = {n} · {m} · {heads} scores, scaled scores and "
-            "weights, 8 bytes each), more than the {have} this machine has available; use fewer inputs or keys"
-        ).format(what=_(what), need=_size(need), n=f"{n:,}", m=f"{m:,}", heads=f"{heads:,}", have=_size(have)))
-
-
-def _size(nbytes: int) -> str:
-    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
-        if nbytes >= size:
-            return f"{nbytes / size:,.1f} {unit}"
-    return _("{n} bytes").format(n=f"{nbytes:,}")
 
 
 def problem_error(origin: str, e: AttntraceError) -> AttntraceError:
@@ -396,31 +345,3 @@ def example() -> Problem:
         scale=False,
         name=EXAMPLE,
     )
-
-
-def override(problem: Problem, *, scale: bool | float | None = None, mask: tuple[str, ...] | None = None,
-             window: int | None = None, heads: int | None = None, padding: tuple[int, ...] | None = None) -> Problem:
-    """the problem with the caller's settings in place of the file's (None keeps the file's); padding names the keys
-    (from 1) that are padding"""
-    changes: dict[str, Any] = {}
-    if scale is not None:
-        changes["scale"] = scale
-    if mask is not None or window is not None or padding is not None:
-        names = problem.masks if mask is None else mask
-        flags = problem.padding if "padding" in names else None
-        if padding is not None:
-            m = len(problem.x if problem.source is None else problem.source)
-            if not all(1 <= j <= m for j in padding):
-                raise AttntraceError(_("padding names key {key}, but the keys are 1 to {m}").format(
-                    key=next(j for j in padding if not 1 <= j <= m), m=m), exit_code=2)
-            flags = tuple(j + 1 in padding for j in range(m))
-        from attntrace.core import masks
-
-        try:
-            changes["mask"] = masks.from_names(names, window=window if window is not None else (
-                problem.window if "window" in names else None), padding=flags)
-        except AttntraceError as e:  # the caller's setting (an option's value) is wrong, not the file
-            raise AttntraceError(str(e), exit_code=2) from None
-    if heads is not None:
-        changes["heads"] = heads
-    return replace(problem, **changes) if changes else problem

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.core.maths import carried_product
+from attntrace.core.arithmetic import arithmetic
+from attntrace.core.attention import weighted
 from attntrace.core.problem import Dims, Problem
 from attntrace.language import _
 
@@ -28,13 +29,6 @@ def _freeze(data: Any) -> None:
         value = getattr(data, f.name)
         if isinstance(value, np.ndarray):
             object.__setattr__(data, f.name, read_only(value))
-
-
-def weighted_values(weights: np.ndarray, v: np.ndarray, decimals: int | None) -> np.ndarray:
-    """step 6, shared by the engine and Trace.weighted so both agree to the last bit: [..., m], [m, d_v] -> [..., m, d_v]"""
-    if decimals is None:
-        return weights[..., None] * v  # w_ij * v_j for every key j
-    return carried_product(weights[..., None], v, decimals)  # each product exact, rounded as on paper
 
 
 @dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
@@ -93,7 +87,7 @@ class Trace:
     concat: np.ndarray  # [n_q, heads * d_v]
     output: np.ndarray  # [n_q, d_out]
     self_check: SelfCheck
-    decimals: int | None  # carried rounding, if any
+    carry_rounding: int | None  # the decimals every intermediate was rounded to and carried at; None: exact float64
     fully_masked: tuple[int, ...]  # the traced rows (from 0) whose every key is masked: weights and output all 0
     _weighted: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -142,29 +136,4 @@ class Trace:
         if row not in self.rows:
             raise ValueError(_("row {row} is not traced; this trace holds rows {rows}").format(row=row, rows=list(self.rows)))
         h = self.heads[head]
-        return weighted_values(h.weights[self.rows.index(row), start:stop], h.v[start:stop], self.decimals)
-
-    @property
-    def warnings(self) -> tuple[str, ...]:
-        """what is worth a warning, in words; the words belong to the view"""
-        from attntrace.views import steps as view
-
-        return tuple(view.warnings(self))
-
-    def to_dict(self) -> dict[str, Any]:
-        """the documented JSON form, for library users"""
-        from attntrace.core.contract import trace_to_dict
-
-        return trace_to_dict(self)
-
-    def render(self, format: str = "plain", precision: int = 4) -> str:
-        """what the command line prints for this trace, for library users"""
-        from attntrace.render.document import render_trace
-
-        return render_trace(self, format, precision)
-
-    def _repr_html_(self) -> str:
-        """the coloured tables, when a notebook shows a trace"""
-        from attntrace.render.document import trace_html
-
-        return trace_html(self)
+        return weighted(h.weights[self.rows.index(row), start:stop], h.v[start:stop], arithmetic(self.carry_rounding))

@@ -178,8 +178,3 @@ def alibi_slopes(heads: int) -> np.ndarray:
 def alibi_bias(slope: float, rows: np.ndarray, m: int) -> np.ndarray:
     """[n_q, m] −slope · |i − j| for the query rows (from 0) against every key"""
     return -slope * np.abs(rows[:, None] - np.arange(m)[None, :]).astype(np.float64)
-
-
-def softcap(scores: np.ndarray, cap: float) -> np.ndarray:
-    """c · tanh(scores / c): every score kept within ±c, near-linear well inside it"""
-    return cap * np.tanh(scores / cap)

@@ -14,16 +14,17 @@ from typing import Any
 import numpy as np
 
 from attntrace.core import masks
+from attntrace.core.attention import softmax
 from attntrace.core.engine import trace
-from attntrace.core.maths import softmax
 from attntrace.core.problem import Problem
 from attntrace.core.trace import Trace
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.language import N_, _, ngettext
+from attntrace.memory import check_trace
 from attntrace.render.layout import shown
 from attntrace.views.explain import angle_words, explain_steps, fixed, head_words
 from attntrace.views.page import Block, Note, Step
-from attntrace.views.steps import run_steps, step_steps, walk_rows
+from attntrace.views.steps import run_steps, step_steps
 
 STEPS = (N_("prepare inputs"), N_("weights"), N_("derive Q, K, V"), N_("scores"), N_("softmax"),
          N_("weighted values"), N_("output"), N_("every input at once"))  # translated where they are shown
@@ -99,9 +100,11 @@ class Session:
         return self._traced(p, query, self.decimals)
 
     def _traced(self, p: Problem, query: int | None, decimals: int | None) -> Trace:
-        show = walk_rows(p.dims.n) if query is None else None
-        return self._cached(("trace", id(p), query, decimals), p,  # type: ignore[no-any-return]
-                            lambda: trace(p, query=query, show=show, decimals=decimals))
+        def make() -> Trace:
+            check_trace(p, query)
+            return trace(p, query=query, carry_rounding=decimals)
+
+        return self._cached(("trace", id(p), query, decimals), p, make)  # type: ignore[no-any-return]
 
     def _cached(self, key: tuple[Any, ...], p: Problem, make: Callable[[], Any]) -> Any:
         """what make gives for key, made once while it is kept; a copy of the session (see ahead) may ask from another

@@ -73,7 +73,7 @@ def read_bytes(path: str | Path) -> bytes:
 
 def _read_capped(stream: BinaryIO, name: str, cap: int) -> bytes:
     """at most cap bytes of stream, read a chunk at a time; one byte more is an error, and so is more than memory holds"""
-    from attntrace.core.problem import available_memory
+    from attntrace.memory import available_memory
 
     memory = available_memory() if cap > DEFAULT_MAX_MB * 1_000_000 else None  # a raised cap may be more than memory
     limit = cap if memory is None else min(cap, max(memory // 10, _CHUNK))  # parsed, text takes several times its size

@@ -239,10 +239,11 @@ def problem_for(design: Design, seed: int, student: str) -> Problem:
     from attntrace.core import masks
     from attntrace.core.generate import random_problem
     from attntrace.core.problem import problem_error
+    from attntrace.memory import fits_new
 
     _check_design(design)
     problem = random_problem(n=design.tokens, d_model=design.d_model, d_k=design.d_k, d_v=design.d_v,
-                             heads=design.heads, init=design.init, seed=student_seed(seed, student))
+                             heads=design.heads, init=design.init, seed=student_seed(seed, student), fits=fits_new)
     changes: dict[str, Any] = {"name": f"{student}: {problem.name}"}
     if design.scale is not None:
         changes["scale"] = design.scale
@@ -259,7 +260,7 @@ def files_for(design: Design, seed: int, student: str) -> dict[str, str]:
     from attntrace.homework.worksheet import render
 
     problem = problem_for(design, seed, student)
-    t = trace(problem, decimals=design.precision)
+    t = trace(problem, carry_rounding=design.precision)
     return {
         "problem.json": dumps(problem_to_dict(problem)),
         "worksheet.md": render(t, design.precision, False, "markdown", student),

@@ -9,14 +9,14 @@ import numpy as np
 
 from attntrace.core.trace import Trace
 from attntrace.homework.marking import WRONG, Item, close, rounds_to
+from attntrace.homework.redo import recompute
 from attntrace.homework.said import Said, joined, ngettext
-from attntrace.homework.steps import recompute
+from attntrace.homework.sheet import Key
 from attntrace.language import N_
 
 if TYPE_CHECKING:
     from attntrace.homework.marking import Work
 
-Key = tuple[int | None, str]
 ROUNDED = N_("rounded to fewer decimals")  # a mistake's tag
 
 
@@ -143,14 +143,14 @@ def _fits(work: Work, key: Key, variant: str) -> tuple[bool, bool, bool]:
     candidates, bound = redo
     g = work.given[key]
     written = np.isfinite(g)
-    places = work.places[key]
+    cell_precision = work.cell_precision[key]
     found = (False, False, False)
     for values in candidates:
         if values.shape != g.shape:
             continue
         masked = np.isneginf(values)
-        exact = rounds_to(g, np.where(masked, 0.0, values), places) & ~masked
-        if ((exact | close(g, values, bound, places)) | ~written).all() and not (written & masked).any():
+        exact = rounds_to(g, np.where(masked, 0.0, values), cell_precision) & ~masked
+        if ((exact | close(g, values, bound, cell_precision)) | ~written).all() and not (written & masked).any():
             fit = (True, bool(np.array_equal(masked, ~written)), bool((exact | ~written).all()))
             found = max(found, fit)
     return found
@@ -197,7 +197,7 @@ def diagnose(work: Work, items: list[Item]) -> tuple[Said | None, tuple[str, ...
         cell = masked[0]
         return where(Said(N_("a cell that is never masked was written as masked (-inf): {cell}, expected {expected}; only "
                              "the scaled scores of a masked key are -inf"), cell=cell.name,
-                          expected=number(cell.expected, cell.decimals))), (N_("masked where nothing is masked"),)
+                          expected=number(cell.expected, cell.precision))), (N_("masked where nothing is masked"),)
     zeros = [cell for cell in first.off if cell.expected == -math.inf and cell.given == 0]
     if zeros and len(zeros) == len(first.off):
         return where(Said(N_("the masked cells were written as 0 ({cell} and the like): a masked score is -inf (or left "
@@ -213,7 +213,7 @@ def diagnose(work: Work, items: list[Item]) -> tuple[Said | None, tuple[str, ...
         cell = first.off[0]
         return (Said(N_("a slip in one cell: {cell} is {given}, expected {expected}; none of the usual mistakes explains "
                         "it"), cell=cell.name, given=number(cell.given, cell.quoted),
-                     expected=number(cell.expected, cell.decimals)), (N_("a slip in one cell"),))
+                     expected=number(cell.expected, cell.precision)), (N_("a slip in one cell"),))
     return None, ()
 
 
@@ -228,18 +228,19 @@ def _same_convention(work: Work, key: Key, wrong: list[Item]) -> list[Key]:
 def _rounded_early(work: Work, key: Key) -> Said | None:
     """when every written cell of the step has fewer decimals than the sheet asks for, and is the value carried at its
     own decimals (which differs from the value carried at the sheet's): the numbers were rounded too early"""
-    from attntrace.homework.marking import EXACT_FROM, decimals
+    from attntrace.homework.marking import EXACT_FROM, written_precision
 
     g = work.given[key]
     written = np.isfinite(g)
-    places = decimals(g)[written]
-    if work.rule.tolerance or not written.any() or places.max() >= min(work.precision, EXACT_FROM):
+    cell_precision = written_precision(g)[written]
+    if work.rule.tolerance or not written.any() or cell_precision.max() >= min(work.precision, EXACT_FROM):
         return None
-    fewest = int(places.max())  # "0.5" among "0.25"-style cells is 1 decimal too
+    fewest = int(cell_precision.max())  # "0.5" among "0.25"-style cells is 1 decimal too
     carried, asked = work.carried(key, fewest), work.carried(key, work.precision)
     if np.array_equal(carried[written], asked[written]):  # whole numbers: rounding to fewer decimals changes nothing
         return None
-    if not rounds_to(g[written], np.where(np.isfinite(carried), carried, 0.0)[written], np.full(places.shape, fewest)).all():
+    carried_written = np.where(np.isfinite(carried), carried, 0.0)[written]
+    if not rounds_to(g[written], carried_written, np.full(cell_precision.shape, fewest)).all():
         return None
     if work.rule.precision is not None:
         message = N_("the numbers were rounded to {places}, not the {precision} --precision asks for, so every step "
@@ -253,11 +254,10 @@ def _rounded_early(work: Work, key: Key) -> Said | None:
 def _truncated(work: Work, key: Key) -> Said | None:
     """when every written cell is the right value cut off after the sheet's decimals, and some would round otherwise:
     the digits were cut (truncated) instead of rounded"""
-    from attntrace.core.maths import round_half_up
+    from attntrace.core.arithmetic import round_half_up
     from attntrace.homework.marking import EXACT_FROM, cell_name
+    from attntrace.homework.redo import recompute
     from attntrace.homework.report import number
-    from attntrace.homework.steps import recompute
-
     p = work.precision
     if work.rule.tolerance or p >= EXACT_FROM:
         return None

@@ -20,8 +20,8 @@ import numpy as np
 
 from attntrace import language
 from attntrace.core import intermediates
+from attntrace.core.arithmetic import round_half_up
 from attntrace.core.engine import trace
-from attntrace.core.maths import round_half_up
 from attntrace.core.problem import Problem
 from attntrace.core.trace import Trace
 from attntrace.errors import AttntraceError, OutOfRange
@@ -100,7 +100,7 @@ def parse(text: str, origin: str, problem: Problem | None) -> Sheet:
     told = _instructions(flat)
     query, precision = _settings(told, origin)
     try:
-        t = trace(problem, query=query, decimals=precision)
+        t = trace(problem, query=query, carry_rounding=precision)
     except AttntraceError as e:
         reason = e.as_option("--input") if isinstance(e, OutOfRange) else str(e)
         raise SheetError(_("{sheet}: this worksheet does not fit the problem: {reason}").format(sheet=origin,
@@ -726,14 +726,14 @@ def _check(answers: _Answers, table: _Table, rows: list[list[str]]) -> None:
     assert b.answer is not None
     written = np.array([[_value(text, answers, table, b.rows[k], b.cols[c]) for c, text in enumerate(texts)]
                         for k, texts in enumerate(rows)], dtype=float)
-    places = np.array([[_places(text) for text in texts] for texts in rows], dtype=float).reshape(written.shape)
+    precision = np.array([[_written_precision(text) for text in texts] for texts in rows], dtype=float).reshape(written.shape)
     given = ~np.isnan(written)  # b.values: the carried trace's, t.weighted(head - 1, row) or t.concat
     same = np.isclose(round_half_up(written, answers.precision), round_half_up(b.values, answers.precision),
                       rtol=0, atol=1e-9)
     own = _own(answers, b)
     if own is not None:
         with np.errstate(invalid="ignore"):
-            same |= np.abs(written - own) <= 0.5 * 10.0 ** -places + 1e-9 * (1.0 + np.abs(np.nan_to_num(own)))
+            same |= np.abs(written - own) <= 0.5 * 10.0 ** -precision + 1e-9 * (1.0 + np.abs(np.nan_to_num(own)))
     wrong = int((given & ~same).sum())
     if wrong:
         answers.notes.append(ngettext('the table "{title}" has {n} cell that differs from {what}; it is not marked, '
@@ -761,7 +761,7 @@ def _own(answers: _Answers, b: Block) -> np.ndarray | None:
     return np.concatenate([o[row:row + 1] for o in outputs], axis=1)
 
 
-def _places(text: str) -> int:
+def _written_precision(text: str) -> int:
     """the decimals a cell was written with, trailing zeros counted ("0.10": 2; "1.5e-3": 4)"""
     cell = _cell(text).replace(",", ".").lower()
     percent = 2 if cell.endswith("%") else 0  # "31%" is 0.31: two decimals more than written

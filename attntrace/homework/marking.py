@@ -8,8 +8,9 @@ from decimal import Decimal
 import numpy as np
 
 from attntrace.core import intermediates
+from attntrace.core.arithmetic import round_half_up
+from attntrace.core.attention import logits
 from attntrace.core.engine import trace
-from attntrace.core.maths import round_half_up
 from attntrace.core.problem import Problem, dims
 from attntrace.core.trace import Trace
 from attntrace.homework.said import Said, joined, ngettext
@@ -17,6 +18,7 @@ from attntrace.homework.said import said as in_language
 from attntrace.homework.sheet import Key, Sheet, SheetError
 from attntrace.homework.worksheet import asked
 from attntrace.language import N_, _
+from attntrace.memory import check_trace
 
 EXACT_FROM = 9  # a cell written with this many decimals or more is exact work, judged to within 1e-9
 RIGHT, WRONG, CONSEQUENCE, NOT_ANSWERED = "right", "wrong", "consequence", "not answered"
@@ -45,14 +47,14 @@ class Cell:
     name: str  # "weights[喜欢 → 猫]"
     given: float  # NaN: left blank
     expected: float  # -inf: masked (should be left blank)
-    decimals: int  # the precision the cell is judged at
+    precision: int  # the decimals the cell is judged at
     basis: str = ""  # what expected comes from when not the true value: "your own scaled scores"
     carried: float | None = None  # the hand calculation's value with the rounding carried (the key's), when it differs
-    written: int | None = None  # the decimals given is quoted at, as the student wrote it; None: decimals
+    written: int | None = None  # the decimals given is quoted at, as the student wrote it; None: precision
 
     @property
     def quoted(self) -> int:
-        return self.decimals if self.written is None else self.written
+        return self.precision if self.written is None else self.written
 
 
 @dataclass
@@ -72,7 +74,7 @@ class Item:
 
     @property
     def step(self) -> int:
-        return 7 if self.head is None else intermediates.STEP[self.key]
+        return 7 if self.head is None else intermediates.STEP_OF[self.key]
 
     @property
     def complete(self) -> bool:
@@ -117,7 +119,7 @@ class Report:
         return round(sum(item.max_points for item in self.items), 4)
 
 
-def decimals(a: np.ndarray) -> np.ndarray:
+def written_precision(a: np.ndarray) -> np.ndarray:
     """the decimals each written cell shows (0.25 -> 2, 3.0 -> 0, 1e-05 -> 5); -1 where blank or masked"""
     out = np.full(a.shape, -1, dtype=int)
     for index, value in np.ndenumerate(a):
@@ -130,7 +132,7 @@ def decimals(a: np.ndarray) -> np.ndarray:
 def inferred_precision(sheet: Sheet) -> int | None:
     """the decimals most cells were written with (ties: the larger), whole numbers aside as they say nothing of it;
     None for a sheet with no number"""
-    written = [d[d >= 0] for d in (decimals(a) for a in sheet.cells.values())]
+    written = [d[d >= 0] for d in (written_precision(a) for a in sheet.cells.values())]
     every = np.concatenate(written).astype(int) if written else np.zeros(0, dtype=int)
     if every.size == 0:
         return None
@@ -138,12 +140,12 @@ def inferred_precision(sheet: Sheet) -> int | None:
     return int(len(counts) - 1 - np.argmax(counts[::-1]))
 
 
-def rounds_to(given: np.ndarray, value: np.ndarray, places: np.ndarray) -> np.ndarray:
-    """True where given is value rounded half away from zero at places (exact work: within 1e-9)"""
+def rounds_to(given: np.ndarray, value: np.ndarray, cell_precision: np.ndarray) -> np.ndarray:
+    """True where given is value rounded half away from zero at cell_precision (exact work: within 1e-9)"""
     tiny = 1e-9 * (1.0 + np.abs(np.where(np.isfinite(value), value, 0.0)))
     out = np.zeros(given.shape, dtype=bool)
-    for p in np.unique(places):
-        at = places == p
+    for p in np.unique(cell_precision):
+        at = cell_precision == p
         if p >= EXACT_FROM:
             out[at] = np.abs(given[at] - value[at]) <= tiny[at]
         else:
@@ -159,10 +161,11 @@ class Marker:
         self.origin = origin
         self._traces: dict[tuple[int | None, int | None], Trace] = {}
 
-    def traced(self, query: int | None, decimals: int | None = None) -> Trace:
-        key = (query, decimals)
+    def traced(self, query: int | None, carry_rounding: int | None = None) -> Trace:
+        key = (query, carry_rounding)
         if key not in self._traces:
-            self._traces[key] = trace(self.problem, query=query, decimals=decimals)
+            check_trace(self.problem, query)
+            self._traces[key] = trace(self.problem, query=query, carry_rounding=carry_rounding)
         return self._traces[key]
 
     def mark(self, sheet: Sheet, rule: Rule) -> Report:
@@ -378,7 +381,7 @@ class Work:
 
     def __init__(self, marker: Marker, t: Trace, given: dict[Key, np.ndarray], precision: int, rule: Rule) -> None:
         self.marker, self.t, self.given, self.precision, self.rule = marker, t, given, precision, rule
-        self.places = {key: np.maximum(decimals(g), precision) for key, g in given.items()}
+        self.cell_precision = {key: np.maximum(written_precision(g), precision) for key, g in given.items()}
         self.written: int | None = None  # the decimals the sheet was written to, when --precision asks for others
         self.verdicts: dict[Key, str] = {}
 
@@ -386,8 +389,8 @@ class Work:
     def expected(self, key: Key) -> np.ndarray:
         return _expected(self.t, *key)
 
-    def carried(self, key: Key, places: int) -> np.ndarray:
-        return _expected(self.marker.traced(self.t.query, places), *key)
+    def carried(self, key: Key, cell_precision: int) -> np.ndarray:
+        return _expected(self.marker.traced(self.t.query, cell_precision), *key)
 
     def own(self, key: Key) -> Own:
         """the student's numbers where written, else the true ones (exact, so no rounding error)"""
@@ -396,7 +399,7 @@ class Work:
         values = np.where(written, g, self.expected(key))
         if key[1] == "scaled" and written.any():  # their blanks are their mask, and so are the cells they masked later
             values = np.where(written & ~self.masked_at_softmax(key[0]), g, -np.inf)
-        eps = np.where(written, 0.5 * 10.0 ** -np.minimum(self.places[key], EXACT_FROM + 3), 0.0)
+        eps = np.where(written, 0.5 * 10.0 ** -np.minimum(self.cell_precision[key], EXACT_FROM + 3), 0.0)
         return Own(values, eps)
 
     def masked_at_softmax(self, head: int | None) -> np.ndarray:
@@ -411,15 +414,11 @@ class Work:
             return none
         scores = self.own((head, "scores"))
         h = self.t.heads[head - 1]
-        places = self.places[(head, "scaled")]
+        cell_precision = self.cell_precision[(head, "scaled")]
         fits = np.zeros(hidden.shape, dtype=bool)
         for values, bound in ((scores.values / self.t.divisor, scores.eps / self.t.divisor),  # their own scores
                               (h.scores / self.t.divisor, np.zeros(hidden.shape))):  # the true ones
-            if h.bias is not None:
-                values = values + h.bias
-            if self.t.problem.softcap is not None:
-                values = self.t.problem.softcap * np.tanh(values / self.t.problem.softcap)
-            fits |= close(scaled, values, bound, places)
+            fits |= close(scaled, logits(values, 1.0, h.bias, self.t.problem.softcap), bound, cell_precision)
         return hidden & fits
 
     def answered(self, key: Key) -> bool:
@@ -430,11 +429,7 @@ class Work:
         if self.answered((head, "scaled")):
             return self.own((head, "scaled"))
         scores = self.own((head, "scores"))
-        values, bias, cap = scores.values / self.t.divisor, self.t.heads[head - 1].bias, self.t.problem.softcap
-        if bias is not None:
-            values = values + bias
-        if cap is not None:
-            values = cap * np.tanh(values / cap)
+        values = logits(scores.values, self.t.divisor, self.t.heads[head - 1].bias, self.t.problem.softcap)
         return Own(masked(self.t, values), scores.eps / self.t.divisor)
 
     # --- marking ---
@@ -460,8 +455,8 @@ class Work:
         if not np.isfinite(g).any():
             item.note = Said(N_("none of its {cells} written"), cells=ngettext("{n} cell", "{n} cells", item.asked))
             return item
-        places = self.places[key]
-        right = self.right(g, expected, key, places) | (masked_cell & ~np.isfinite(g))
+        cell_precision = self.cell_precision[key]
+        right = self.right(g, expected, key, cell_precision) | (masked_cell & ~np.isfinite(g))
         if step == "scaled" and (later := self.masked_at_softmax(head)).any():
             right |= later
             count = int(later.sum())
@@ -478,11 +473,12 @@ class Work:
             inputs = [self.verdicts.get(k, NOT_ANSWERED) for k in depends(self.t, key)]
             if all(v in (RIGHT, NOT_ANSWERED) for v in inputs):
                 for values in candidates:  # right numbers carried on at the student's own rounding
-                    right |= written & np.isfinite(values) & rounds_to(g, np.where(np.isfinite(values), values, 0.0), places)
+                    finite = np.isfinite(values)
+                    right |= written & finite & rounds_to(g, np.where(finite, values, 0.0), cell_precision)
             if self.mistaken(key):  # an earlier mistake can show here even through right-looking rounded numbers
                 for values in candidates:
                     if values.shape == g.shape:
-                        follows |= close(g, values, bound, places)
+                        follows |= close(g, values, bound, cell_precision)
         blank = ~written
         direct = [k for k in depends(self.t, key) if self.verdicts.get(k) in (WRONG, CONSEQUENCE)]
         own = Said(N_("your own {steps}"), steps=joined(list(dict.fromkeys(
@@ -494,20 +490,21 @@ class Work:
             item.verdict, item.note = CONSEQUENCE, Said(N_("follows from {own}"), own=own)
         else:
             item.verdict = WRONG
-            shown, basis = self.shown(key, places), ""
+            shown, basis = self.shown(key, cell_precision), ""
             if follows.any() and redo is not None:  # a consequence but for some cells: those are slips of their own
                 basis = own
                 shown = next(v for v in redo[0] if v.shape == g.shape).copy()
-                for p in np.unique(places):
-                    at = (places == p) & np.isfinite(shown)
+                for p in np.unique(cell_precision):
+                    at = (cell_precision == p) & np.isfinite(shown)
                     if p < EXACT_FROM:
                         shown[at] = round_half_up(shown[at], int(p))
                 item.note = Said(N_("the other cells follow from {own}"), own=own)
             carried = None if basis or self.rule.tolerance else self.carried(key, self.precision)
-            quoted = np.maximum(decimals(g), 0) if self.rule.tolerance else places  # within a tolerance: as written
-            written_at = None if self.written is None else np.maximum(decimals(g), self.written)
+            quoted = np.maximum(written_precision(g), 0) if self.rule.tolerance else cell_precision  # with a tolerance: as
+            # written
+            written_at = None if self.written is None else np.maximum(written_precision(g), self.written)
             item.off = [Cell(int(i), int(j), cell_name(self.t, key, int(i), int(j)), float(g[i, j]), float(shown[i, j]),
-                             int(quoted[i, j]), basis, _also(carried, shown, places, self.precision, i, j),
+                             int(quoted[i, j]), basis, _also(carried, shown, cell_precision, self.precision, i, j),
                              None if written_at is None else int(written_at[i, j]))
                         for i, j in np.argwhere(~(right | follows | blank))]
             item.written = int(written.sum())
@@ -527,35 +524,35 @@ class Work:
             out.extend(m for m in self.mistaken(k) if m not in out)
         return out
 
-    def right(self, g: np.ndarray, expected: np.ndarray, key: Key, places: np.ndarray) -> np.ndarray:
+    def right(self, g: np.ndarray, expected: np.ndarray, key: Key, cell_precision: np.ndarray) -> np.ndarray:
         """cells equal to the true value, or to the hand calculation with rounding carried, at the cell's precision"""
         finite = np.isfinite(expected)
         if self.rule.tolerance:
             rtol, atol = self.rule.rtol or 0.0, self.rule.atol or 0.0
             return finite & (np.abs(g - np.where(finite, expected, 0.0)) <= atol + rtol * np.abs(np.where(finite, expected, 0.0)))
-        out = finite & rounds_to(g, np.where(finite, expected, 0.0), places)
-        for p in np.unique(np.minimum(places, EXACT_FROM)):
+        out = finite & rounds_to(g, np.where(finite, expected, 0.0), cell_precision)
+        for p in np.unique(np.minimum(cell_precision, EXACT_FROM)):
             if p < EXACT_FROM:
                 carried = self.carried(key, int(p))
-                at = places == p
-                out |= at & np.isfinite(carried) & rounds_to(g, np.where(np.isfinite(carried), carried, 0.0), places)
+                at = cell_precision == p
+                out |= at & np.isfinite(carried) & rounds_to(g, np.where(np.isfinite(carried), carried, 0.0), cell_precision)
         return out
 
-    def shown(self, key: Key, places: np.ndarray) -> np.ndarray:
+    def shown(self, key: Key, cell_precision: np.ndarray) -> np.ndarray:
         """the value a wrong cell should have held, at the precision it is judged at"""
         expected = self.expected(key)
         if self.rule.tolerance:
             return expected
         out = expected.copy()
-        for p in np.unique(places):
-            at = (places == p) & np.isfinite(expected)
+        for p in np.unique(cell_precision):
+            at = (cell_precision == p) & np.isfinite(expected)
             if p < EXACT_FROM:
                 out[at] = round_half_up(expected[at], int(p))
         return out
 
     def redo(self, key: Key) -> Redo | None:
         """this step recomputed from the student's own earlier numbers, with the error those numbers carry"""
-        from attntrace.homework.steps import recompute
+        from attntrace.homework.redo import recompute
 
         return recompute(self, key, None)
 
@@ -563,10 +560,11 @@ class Work:
 Redo = tuple[list[np.ndarray], np.ndarray]  # the values a step may take (ways of rounding), and the error bound
 
 
-def _also(carried: np.ndarray | None, shown: np.ndarray, places: np.ndarray, precision: int, i: int, j: int) -> float | None:
+def _also(carried: np.ndarray | None, shown: np.ndarray, cell_precision: np.ndarray, precision: int, i: int,
+          j: int) -> float | None:
     """the key's value of a cell written at the sheet's precision, when the rounding carried makes it differ from the
     true value rounded (both are right: the report names both, so that it never contradicts the key)"""
-    if carried is None or places[i, j] != precision or not np.isfinite(carried[i, j]):
+    if carried is None or cell_precision[i, j] != precision or not np.isfinite(carried[i, j]):
         return None
     value = float(carried[i, j])
     return None if value == shown[i, j] else value
@@ -586,11 +584,11 @@ def depends(t: Trace, key: Key) -> list[Key]:
     return inputs.get(step, [])
 
 
-def close(g: np.ndarray, values: np.ndarray, bound: np.ndarray, places: np.ndarray) -> np.ndarray:
+def close(g: np.ndarray, values: np.ndarray, bound: np.ndarray, cell_precision: np.ndarray) -> np.ndarray:
     """g within the propagated error of values, plus half a unit of its own rounding"""
     finite = np.isfinite(values)
     base = np.where(finite, values, 0.0)
-    unit = 0.5 * 10.0 ** -np.minimum(places, EXACT_FROM + 3)
+    unit = 0.5 * 10.0 ** -np.minimum(cell_precision, EXACT_FROM + 3)
     near = np.abs(g - base) <= bound + unit + 1e-9 * (1.0 + np.abs(base))
     return np.where(finite, near, ~np.isfinite(g))
 

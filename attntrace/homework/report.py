@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from rich.cells import cell_len
 
-from attntrace.core.maths import round_half_up
+from attntrace.core.arithmetic import round_half_up
 from attntrace.escape import spreadsheet, visible
 from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, VERDICTS, WRONG, Item, Report
 from attntrace.homework.said import Said, joined, ngettext, said
@@ -27,7 +27,7 @@ SOURCES = {"sheet": N_("as the sheet says"), "teacher": N_("as --precision says"
            "digits": N_("inferred from the digits written"), "tolerance": N_("within the tolerance given")}
 
 
-def number(value: float, places: int) -> str:
+def number(value: float, precision: int) -> str:
     """a cell as a teacher writes it: at its precision, never -0.00, and huge numbers in powers of ten"""
     if value != value:
         return Said(N_("blank"))
@@ -37,8 +37,8 @@ def number(value: float, places: int) -> str:
         return Said(N_("a number past a float64's 1.8e308"))
     if abs(value) >= 1e12:
         return f"{value:.3e}"
-    places = min(places, 9)
-    text = f"{float(round_half_up(np.float64(value), places)):.{places}f}"  # halves away from zero, as by hand
+    precision = min(precision, 9)
+    text = f"{float(round_half_up(np.float64(value), precision)):.{precision}f}"  # halves away from zero, as by hand
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
@@ -48,13 +48,13 @@ def cell_lines(item: Item) -> list[Said]:
     lines = []
     for cell in item.off[:MAX_CELLS]:
         finite = math.isfinite(cell.given) and math.isfinite(cell.expected)
-        details = [Said(N_("off by {difference}"), difference=number(abs(cell.given - cell.expected), cell.decimals))
+        details = [Said(N_("off by {difference}"), difference=number(abs(cell.given - cell.expected), cell.precision))
                    ] if finite else []
         details += [] if cell.carried is None else [Said(N_("{value} with the rounding carried"),
-                                                         value=number(cell.carried, cell.decimals))]
+                                                         value=number(cell.carried, cell.precision))]
         given = Said(N_("masked")) if cell.given == float("-inf") else number(cell.given, cell.quoted)
         fields = {"cell": cell.name, "given": given,
-                  "expected": number(cell.expected, cell.decimals)}
+                  "expected": number(cell.expected, cell.precision)}
         line = (Said(N_("{cell}: {given} written, {basis} give {expected}"), basis=cell.basis, **fields) if cell.basis
                 else Said(N_("{cell}: {given} written, expected {expected}"), **fields))
         lines.append(Said(N_("{line} ({details})"), line=line, details=joined(details, N_("{first}; {second}")))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from attntrace.core.problem import EXAMPLE, Problem, check_memory, dims, problem_error
+from attntrace.core.problem import EXAMPLE, Problem, dims, problem_error
 from attntrace.errors import AttntraceError
 from attntrace.language import _
+from attntrace.memory import check_memory
 
 
 def shown_name(name: str | None) -> str | None:

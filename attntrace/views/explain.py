@@ -6,13 +6,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import replace
-from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from itertools import chain
 
 import numpy as np
 
 from attntrace.collector import paused
-from attntrace.core.maths import decimal_of
+from attntrace.core import arithmetic
+from attntrace.core.arithmetic import decimal_of
+from attntrace.core.attention import softmax_written
 from attntrace.core.trace import Trace
 from attntrace.language import N_, _, ngettext
 from attntrace.views.page import Note, Step
@@ -21,10 +23,6 @@ LONG = 8  # dot products longer than this show their first 3 terms, a count, and
 _LIMIT = 2**62  # integers below this, and sums of two of them, are exact in int64
 UNROUNDED = N_("(unrounded: {number})")  # the bracket after a result where the tables' value is another
 
-_EXACT = Context(prec=2000, Emax=10**6, Emin=-10**6)  # sums, products and quotients of written numbers: exact, or
-# (a quotient by sqrt) hundreds of digits past any rounding digit shown
-_EXP = Context(prec=60, Emax=10**6, Emin=-10**6)  # e^z and the softmax's quotients: 60 significant digits
-_SNAP = Decimal(1).scaleb(-45)  # a softmax weight is rounded here, so 1/2 from e^z / (e^z + e^z) is exactly a half
 
 
 def num(value: float, precision: int) -> str:
@@ -72,9 +70,9 @@ class _Writer:
     def _result(self, exact: Decimal, table: float, whole: bool = True) -> tuple[str, str]:
         """result's text and its bracket ("" when the tables show the same value); whole: it may be written as a whole
         number (each of its numbers was)"""
-        places = Decimal(1).scaleb(-self.precision)
-        rounded = exact.quantize(places, rounding=ROUND_HALF_UP)
-        half = not self.carried and abs(exact - rounded) * 2 == places
+        unit = Decimal(1).scaleb(-self.precision)
+        rounded = exact.quantize(unit, rounding=ROUND_HALF_UP)
+        half = not self.carried and abs(exact - rounded) * 2 == unit
         shown = exact if half else rounded
         if whole and shown == shown.to_integral_value() and num(table, self.precision) == str(int(shown)):
             text = str(int(shown))  # a whole number written whole, as the tables' value is
@@ -315,12 +313,12 @@ def _fixed(values: np.ndarray, precision: int) -> list[str]:
 def explain_steps(t: Trace, precision: int) -> list[Step]:
     """steps 3 to 7 for the one input of a single-query trace, cell by cell, after a line saying how they are written"""
     i = t.rows[0] + 1
-    w = _Writer(precision, t.decimals == precision)
+    w = _Writer(precision, t.carry_rounding == precision)
 
     def per_head(write: Callable[[Trace, int, _Writer], list[Note]]) -> tuple[Note, ...]:
         return tuple(chain.from_iterable(write(t, a, w) for a in range(len(t.heads))))
 
-    with localcontext(_EXACT), paused():
+    with localcontext(arithmetic.written()), paused():
         steps = [
             Step(3, _("Step 3 · derive q{i}, and every k_j and v_j").format(i=i), per_head(_derive)),
             Step(4, _("Step 4 · attention scores for input {i}").format(i=i), per_head(_scores)),
@@ -492,21 +490,11 @@ def _softmax(t: Trace, a: int, w: _Writer) -> list[Note]:
     texts = w.texts(h.scaled[0, seen])
     powers = dict(zip(seen, texts))
     exps = _terms([f"e^{texts[k]}" for k in _shown(len(seen))], len(seen))
-    weights = _softmax_exact([Decimal(text[1:-1] if text.startswith("(") else text) for text in texts])
+    weights = softmax_written([Decimal(text[1:-1] if text.startswith("(") else text) for text in texts])
     exact = dict(zip(seen, weights))
     return [Note(f"{head}w({i},{j + 1}) = e^{powers[j]} / ({exps}) = {w.result(exact[j], h.weights[0, j])}")
             if j in powers else Note(_("{head}w({i},{j}) = 0 (masked)").format(head=head, i=i, j=j + 1))
             for j in range(t.dims.m)]
-
-
-def _softmax_exact(z: list[Decimal]) -> list[Decimal]:
-    """e^z_j / Σ e^z to 45 decimals (far below any rounding digit shown), from the written z"""
-    if not z:
-        return []
-    top = max(z)
-    exps = [_EXP.exp(value - top) for value in z]  # value - top: exact in the caller's context
-    total = sum(exps, Decimal(0))
-    return [_EXP.divide(e, total).quantize(_SNAP, context=_EXP) for e in exps]
 
 
 def _weighted(t: Trace, a: int, w: _Writer) -> list[Note]:

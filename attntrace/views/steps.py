@@ -17,24 +17,16 @@ from attntrace.words import counted
 if TYPE_CHECKING:
     from attntrace.core.experiments import Result
 
-WALK_ALL_UP_TO = 16  # above this many inputs, steps 4-7 are walked through for the first 3 and the last
 
 
 def numbered(n: int, start: int = 1) -> tuple[str, ...]:
     return tuple(str(i) for i in range(start, start + n))
 
 
-def walk_rows(n: int) -> list[int]:
-    """the inputs (from 0) whose steps 4-7 are shown one by one in a full run"""
-    if n <= WALK_ALL_UP_TO:
-        return list(range(n))
-    return [0, 1, 2, n - 1]
-
-
 def run_steps(t: Trace) -> list[Step]:
     """the eight steps for every input"""
     steps = [_inputs(t), _weights(t), _derive(t, _("Step 3 · derive Q, K, V"))]
-    shown = [r for r in walk_rows(t.dims.n) if r in t.self_check.rows]  # the rows the trace was asked to show
+    shown = list(t.self_check.rows)  # the rows step 8 checked, walked through one by one
     for row, following in zip(shown, [*shown[1:], None]):
         walked = _query_steps(t, row)
         if following is not None and following != row + 1:
@@ -298,7 +290,7 @@ def _tutorial(t: Trace) -> bool:
     same = all(a is not None and b is not None and np.array_equal(a, b) for a, b in ((p.x, e.x), (p.w_q, e.w_q), (p.w_k, e.w_k),
                                                                    (p.w_v, e.w_v)))
     plain = all(v is None for v in (p.b_q, p.b_k, p.b_v, p.source, p.w_o, p.b_o, p.rope, p.softcap))
-    return same and plain and p.heads == 1 and p.scale is False and not p.mask and not p.alibi and t.decimals is None
+    return same and plain and p.heads == 1 and p.scale is False and not p.mask and not p.alibi and t.carry_rounding is None
 
 
 def _concat_key(t: Trace) -> str:
@@ -365,7 +357,7 @@ def _matrix_form(t: Trace) -> str:
 def _self_check(t: Trace) -> Note:
     """step 8's self-check in words: how far the matrix form is from the row-by-row outputs (both rounded the same way,
     with carried rounding); then, apart, how far carrying the rounding moved the output from the unrounded one"""
-    c, n = t.self_check, t.decimals
+    c, n = t.self_check, t.carry_rounding
     form, inputs = _matrix_form(t), ", ".join(str(r + 1) for r in c.rows)
     some = len(c.rows) != t.dims.n
     if c.ok and n is None:

@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from attntrace.core.maths import round_half_up, softmax
+from attntrace.core.arithmetic import round_half_up
+from attntrace.core.attention import logits, softmax
 from attntrace.homework.marking import EXACT_FROM
+from attntrace.homework.sheet import Key
 
 if TYPE_CHECKING:
     from attntrace.homework.marking import Own, Redo, Work
 
-Key = tuple[int | None, str]
 
 
 def recompute(work: Work, key: Key, variant: str | None) -> Redo | None:
@@ -184,14 +185,13 @@ def _divided(work: Work, scores: Own, variant: str | None, head: int,
             allowed = allowed.T
     elif variant is not None and variant not in (*BIAS_VARIANTS, "no_cap"):
         return None
-    values, eps = scores.values / divisor, scores.eps / divisor
-    bias = t.heads[head - 1].bias
-    if variant in BIAS_VARIANTS and (bias is None or not bias.any()) or variant == "no_cap" and t.problem.softcap is None:
+    bias, cap = t.heads[head - 1].bias, t.problem.softcap
+    if variant in BIAS_VARIANTS and (bias is None or not bias.any()) or variant == "no_cap" and cap is None:
         return None
-    if bias is not None and variant != "no_bias":
-        values = values + (-bias if variant == "bias_sign" else bias)
-    if t.problem.softcap is not None and variant != "no_cap":
-        values = t.problem.softcap * np.tanh(values / t.problem.softcap)  # never moves a value more than its input
+    if bias is not None and variant in BIAS_VARIANTS:
+        bias = None if variant == "no_bias" else -bias
+    values = logits(scores.values, divisor, bias, None if variant == "no_cap" else cap)  # a cap never moves a value more
+    eps = scores.eps / divisor  # than its input
     if allowed is not None:
         values = np.where(allowed, values, -np.inf)
     return values, eps

@@ -1,0 +1,171 @@
+"""Attention, written once: one head's scores, scale, bias, soft-cap, mask, softmax, weighted values and output, over
+either arithmetic (arithmetic.EXACT or Carried(precision)), and every head of a problem with its key/value blocks,
+rotary positions and ALiBi. The trace, step 8's check, check's redo of a step and every model family's forward pass
+all compute attention here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+
+from attntrace.core.arithmetic import EXACT, Exact
+
+if TYPE_CHECKING:
+    from decimal import Decimal
+
+    from attntrace.core.problem import Dims, Problem
+
+
+def softmax(z: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
+    """stable softmax over the last axis; a row with no allowed cell is all zeros, never NaN (finite z never gives NaN)"""
+    with np.errstate(all="ignore"):
+        if allowed is None:
+            exp_z = np.exp(z - np.max(z, axis=-1, keepdims=True))
+            return exp_z / np.sum(exp_z, axis=-1, keepdims=True)
+        z = np.where(allowed, z, -np.inf)
+        row_max = np.max(z, axis=-1, keepdims=True)
+        exp_z = np.exp(z - np.where(np.isfinite(row_max), row_max, 0.0))
+        total = np.sum(exp_z, axis=-1, keepdims=True)
+        return np.divide(exp_z, total, out=np.zeros_like(exp_z), where=total > 0)
+
+
+def softmax_written(z: list[Decimal]) -> list[Decimal]:
+    """the softmax of scores as written, in decimal: e^z_j / Σ e^z to 45 decimals (far below any rounding digit a table
+    shows), e^z and the quotients to 60 significant digits; what explain writes beside each weight. The caller's
+    context (arithmetic.written()) makes z_j - max z and the sum exact."""
+    from decimal import Context, Decimal
+
+    if not z:
+        return []
+    digits = Context(prec=60, Emax=10**6, Emin=-10**6)
+    top = max(z)
+    exps = [digits.exp(value - top) for value in z]
+    total = sum(exps, Decimal(0))
+    return [digits.divide(e, total).quantize(Decimal(1).scaleb(-45), context=digits) for e in exps]
+
+
+def softcap(z: np.ndarray, cap: float) -> np.ndarray:
+    """c · tanh(z / c): every logit kept within ±c, near-linear well inside it"""
+    return cap * np.tanh(z / cap)
+
+
+def logits(scores: np.ndarray, divisor: float, bias: np.ndarray | None = None, cap: float | None = None) -> np.ndarray:
+    """what the softmax takes, in float64: scores / s + bias, soft-capped (check redoes it from a student's scores)"""
+    z = scores / divisor
+    if bias is not None:
+        z = z + bias
+    return z if cap is None else softcap(z, cap)
+
+
+def weighted(weights: np.ndarray, v: np.ndarray, arithmetic: Exact = EXACT) -> np.ndarray:
+    """step 6, w_ij · v_j for every key j: [..., m], [m, d_v] -> [..., m, d_v]"""
+    return arithmetic.product(weights[..., None], v)
+
+
+class Watch(Protocol):
+    """what looks at each stage of a head as it is made (the trace names the first cell that is not a finite number)"""
+
+    def rotated(self, head: int, q_rotated: np.ndarray) -> None: ...
+
+    def scores(self, head: int, q: np.ndarray, k: np.ndarray, scores: np.ndarray) -> None: ...
+
+    def scaled(self, head: int, scores: np.ndarray, divisor: float, scaled: np.ndarray,
+               allowed: np.ndarray | None) -> None: ...
+
+    def weights(self, head: int, weights: np.ndarray) -> None: ...
+
+    def output(self, head: int, weights: np.ndarray, v: np.ndarray, output: np.ndarray) -> None: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Attended:
+    """one head's steps 4-7 for the query rows given"""
+
+    scores: np.ndarray  # [n_q, m] q_i · k_j
+    scaled: np.ndarray  # [n_q, m] scores / s (+ bias, capped), -inf where masked
+    weights: np.ndarray  # [n_q, m] softmax rows, 0 where masked
+    output: np.ndarray  # [n_q, d_v] Σ_j w_ij · v_j
+    uncapped: np.ndarray | None = None  # [n_q, m] with a soft-cap: the logits before it, -inf where masked
+
+
+def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed: np.ndarray | None = None,
+           bias: np.ndarray | None = None, cap: float | None = None, arithmetic: Exact = EXACT,
+           watch: Watch | None = None, head: int = 0) -> Attended:
+    """softmax(cap(Q K^T / s + bias)) V, every stage kept: [n_q, d_k], [m, d_k], [m, d_v] -> [n_q, d_v].
+    allowed: [n_q, m] False where a key is masked (None: nothing is); bias: [n_q, m] added to the scaled scores;
+    cap: the soft-cap c. watch (with the head's number) sees each stage as it is made."""
+    with np.errstate(all="ignore"):  # a cell that is not finite is the watch's to name, never a numpy warning
+        scores = arithmetic.affine(q, k.T, None)  # [n_q, d_k] @ [d_k, m] -> [n_q, m]
+        if watch:
+            watch.scores(head, q, k, scores)
+        scaled = scores
+        if divisor != 1.0:
+            scaled = arithmetic.quotient(scores, divisor)
+            if watch:
+                watch.scaled(head, scores, divisor, scaled, allowed)
+        if bias is not None:
+            scaled = arithmetic.add(scaled, bias)
+        uncapped = None
+        if cap is not None:
+            uncapped, scaled = scaled, arithmetic.rounded(softcap(scaled, cap))
+        weights = arithmetic.rounded(softmax(scaled, allowed))  # e^z is transcendental: float64, its result rounded
+        if watch:
+            watch.weights(head, weights)
+        if allowed is not None:
+            scaled = np.where(allowed, scaled, -np.inf)
+            uncapped = None if uncapped is None else np.where(allowed, uncapped, -np.inf)
+        output = arithmetic.dot(weights, v)  # [n_q, m] @ [m, d_v] -> [n_q, d_v]
+        if watch:
+            watch.output(head, weights, v, output)
+    return Attended(scores, scaled, weights, output, uncapped)
+
+
+@dataclass(frozen=True, eq=False)
+class Head:
+    """one head of a problem: its columns of q, k and v, what rotary positions and ALiBi made of them, and its steps"""
+
+    q: np.ndarray  # [n_q, d_k]
+    k: np.ndarray  # [m, d_k]
+    v: np.ndarray  # [m, d_v]
+    q_rotated: np.ndarray | None  # [n_q, d_k] with rope: q turned by position, what the scores use
+    k_rotated: np.ndarray | None  # [m, d_k]
+    bias: np.ndarray | None  # [n_q, m] with alibi: -slope · |i - j|
+    kv_block: int  # the key/value block (from 0) this head reads
+    attended: Attended
+
+
+def heads(problem: Problem, d: Dims, rows: np.ndarray, q_all: np.ndarray, k_all: np.ndarray, v_all: np.ndarray,
+          allowed: np.ndarray | None, divisor: float, arithmetic: Exact = EXACT,
+          watch: Watch | None = None) -> list[Head]:
+    """every head of problem for the query rows (from 0): q_all [n_q, heads*d_k], k_all [m, kv_heads*d_k],
+    v_all [m, kv_heads*d_v] as projected, allowed [n_q, m] or None"""
+    rope, cap = problem.rope, problem.softcap
+    if rope is not None or problem.alibi:  # imported only when a problem needs them
+        from attntrace.core import variants
+    if rope is not None:  # [n_q, d_k/2] and [m, d_k/2]: the angle each pair of q_i and k_j turns by
+        q_positions = np.arange(d.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)
+        k_positions = q_positions if problem.source is None else np.array(rope.source_positions)
+        turns = rope.pair_frequencies(d.d_k)
+        q_angles, k_angles = variants.angles(q_positions[rows], turns), variants.angles(k_positions, turns)
+    slopes = variants.alibi_slopes(d.heads) if problem.alibi else None
+    out = []
+    with np.errstate(all="ignore"):
+        for a in range(d.heads):
+            g = d.kv_block(a)  # the key/value block this head reads
+            q = q_all[:, a * d.d_k:(a + 1) * d.d_k]  # [n_q, d_k]
+            k = k_all[:, g * d.d_k:(g + 1) * d.d_k]  # [m, d_k]
+            v = v_all[:, g * d.d_v:(g + 1) * d.d_v]  # [m, d_v]
+            q_rotated = k_rotated = bias = None
+            if rope is not None:  # [n_q, d_k], [m, d_k]: each pair turned by its position's angle
+                q_rotated = arithmetic.rounded(variants.rotate(q, q_angles, rope.pairs))
+                k_rotated = arithmetic.rounded(variants.rotate(k, k_angles, rope.pairs))
+                if watch:
+                    watch.rotated(a, q_rotated)
+            if slopes is not None:  # [n_q, m] -slope_a · |i - j|
+                bias = arithmetic.rounded(variants.alibi_bias(float(slopes[a]), rows, d.m))
+            attended = attend(q if q_rotated is None else q_rotated, k if k_rotated is None else k_rotated, v, divisor,
+                              allowed, bias, cap, arithmetic, watch, a)
+            out.append(Head(q, k, v, q_rotated, k_rotated, bias, g, attended))
+    return out
