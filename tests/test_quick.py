@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from unittest import mock
 
 import pytest
 from click.testing import CliRunner
@@ -13,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from attntrace import cli
-from attntrace.cli import commands
 from attntrace.cli.quick import recognise
 from attntrace.cli.terminal import Environment
 from tests.conftest import SAMPLES
@@ -26,10 +26,11 @@ STDIN = (SAMPLES / "causal.json").read_text(encoding="utf-8")
 def both(argv: list[str], stdin: str = STDIN, terminal: bool = False) -> tuple[tuple[int, str, str], ...]:
     """(status, stdout, stderr) of the line read by cli.main (quick when it can) and by typer alone"""
     results = []
-    for main in (cli.main, commands.main):
-        with CliRunner().isolation(input=stdin) as (out, err, _):
+    for quick in (True, False):
+        with CliRunner().isolation(input=stdin) as (out, err, _), mock.patch(
+                "attntrace.cli.quick.recognise", recognise if quick else lambda argv: None):
             env = Environment(stdout_isatty=terminal, stdin_isatty=False, no_color=False, width=100)
-            code = main(argv, env=env)
+            code = cli.main(argv, env=env)
             sys.stdout.flush()
             sys.stderr.flush()
             results.append((code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8")))

@@ -36,7 +36,7 @@ def test_a_plain_run_of_the_built_in_example_imports_no_rich_and_no_file_reader(
     assert {"numpy", "attntrace.render.plain", "attntrace.core.engine"} <= modules
     never = {"rich", "attntrace.render.table", "attntrace.render.export", "attntrace.files.jsonfile",
              "attntrace.files.csvfile", "attntrace.files.npyfile", "attntrace.files.values", "attntrace.core.contract",
-             "attntrace.cli.forked", "tempfile", "zipfile", "typer", "click", "attntrace.cli.commands",
+             "tempfile", "zipfile", "typer", "click", "attntrace.cli.commands",
              "attntrace.core.who", "shutil", "csv", "decimal", "attntrace.core.masks", "attntrace.core.variants",
              "pathlib", "attntrace.files.written"}
     assert not never & modules, never & modules
@@ -54,22 +54,3 @@ def test_a_masked_problem_with_rope_brings_in_masks_and_variants(tmp_path):
     path = tmp_path / "p.json"
     path.write_text('{"x": [[1, 0], [0, 1]], "mask": "causal", "rope": true}')
     assert {"attntrace.core.masks", "attntrace.core.variants"} <= imported("run", str(path), "--format", "plain")
-
-
-COLLECTIONS = """
-import contextlib, gc, io, json, sys
-passes = []
-gc.callbacks.append(lambda phase, info: passes.append(info["generation"]) if phase == "start" else None)
-from attntrace.cli import main
-before = len(passes)
-with contextlib.redirect_stdout(io.StringIO()):
-    code = main(sys.argv[1:])
-print(json.dumps([code, len(passes) - before, gc.isenabled()]))
-"""
-
-
-def test_run_and_step_make_no_pass_of_the_cycle_collector_and_leave_it_on():
-    """their imports (numpy's included) and tables make many objects and no garbage: passes over them are start-up lost"""
-    for args in (["run"], ["step", "--input", "2", "--format", "json"]):
-        out = subprocess.run([sys.executable, "-c", COLLECTIONS, *args], capture_output=True, text=True, check=True)
-        assert json.loads(out.stdout.splitlines()[-1]) == [0, 0, True]

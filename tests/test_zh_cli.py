@@ -29,12 +29,12 @@ def flat(text: str) -> str:
 
 def helps(name: str) -> list[str]:
     """the English help of every option and argument of a command ("": the app itself), as the CLI shows them"""
-    from attntrace.cli.commands import _lang_option
+    from attntrace.cli.reading import lang_option
 
     command = typer.main.get_command(build([name]) if name else build([]))
     if name:
         command = command.commands[name]  # type: ignore[attr-defined]
-    return [p.help for p in [*command.params, _lang_option()] if getattr(p, "help", None)]
+    return [p.help for p in [*command.params, lang_option()] if getattr(p, "help", None)]
 
 
 @pytest.mark.parametrize("name", ["", *COMMANDS])

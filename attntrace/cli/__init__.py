@@ -1,7 +1,7 @@
-"""The command line: typer commands (commands.py), the commonest lines read without typer (quick.py), what the
-tracing commands do (tracing.py), failures said in one line (guard.py), the terminal they write to (terminal.py), the
-output options (output.py), files written whole (files.py). Importing it is light, so Ctrl-C is handled before the
-heavy imports."""
+"""The command line: the typer commands (commands.py) made of options declared once (options.py) and read by typer
+(reading.py), the commonest lines read without typer (quick.py), what the tracing commands do (tracing.py), failures
+said in one line (guard.py), the terminal they write to (terminal.py), the output options (output.py). Importing it is
+light, so Ctrl-C is handled before the heavy imports."""
 
 from __future__ import annotations
 
@@ -22,33 +22,28 @@ __all__ = ["app", "main"]
 
 
 def main(args: Sequence[str] | None = None, env: Environment | None = None) -> int:
-    """the console script; args None: this process's own arguments and terminal"""
-    from attntrace.collector import paused
+    """the command line on args (None: this process's own arguments and terminal, as the console script runs it)"""
+    from attntrace.cli.guard import EXPECTED, attach_streams, failure
+    from attntrace.cli.quick import recognise
+    from attntrace.cli.terminal import Environment, exit_on_interrupt
 
-    with paused():  # the imports (numpy's too) make a great many objects and no garbage: passing over them is time lost
-        from attntrace.cli.guard import EXPECTED, attach_streams, failure
-        from attntrace.cli.quick import recognise
-        from attntrace.cli.terminal import Environment, exit_on_interrupt
+    if args is None:
+        exit_on_interrupt()
+        attach_streams()
+    env = env or Environment()
+    argv = list(sys.argv[1:] if args is None else args)
+    from attntrace import language
 
-        if args is None:
-            exit_on_interrupt()
-            attach_streams()
-        env = env or Environment()
-        argv = list(sys.argv[1:] if args is None else args)
-        from attntrace import language
-
-        try:
-            language.use(language.from_arguments(argv, os.environ))
-        except EXPECTED as e:
-            return failure(env, e)
+    try:
+        language.use(language.from_arguments(argv, os.environ))
         quick = recognise(language.without_option(argv))
-        if quick is not None:  # run or step: its tables, as the imports, hold no cycles
-            try:
-                return quick(env)
-            except EXPECTED as e:
-                return failure(env, e)
-        from attntrace.cli.commands import main as typer_main
-    return typer_main(argv, env)
+        if quick is not None:  # run or step, read without typer
+            return quick(env)
+        from attntrace.cli.reading import read
+
+        return read(argv, env)
+    except EXPECTED as e:
+        return failure(env, e)
 
 
 def __getattr__(name: str) -> Any:

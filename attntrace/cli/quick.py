@@ -10,7 +10,6 @@ from attntrace.cli.terminal import Environment
 
 OPTIONS = {"--format": "format", "-f": "format", "--precision": "precision", "-p": "precision", "--input": "input",
            "-i": "input"}
-FORMATS = ("table", "plain", "json", "csv", "markdown")  # run and step's --format choices
 TOP_PRECISION = 17
 
 
@@ -32,8 +31,10 @@ def recognise(argv: Sequence[str]) -> Callable[[Environment], int] | None:
             file = word
         else:
             return None
+    from attntrace.cli.output import FORMATS
+
     fmt, precision, query = given.get("format"), given.get("precision", "4"), given.get("input")
-    if (fmt is not None and fmt not in FORMATS) or not _whole(precision) or int(precision) > TOP_PRECISION:
+    if (fmt is not None and fmt not in FORMATS["run"]) or not _whole(precision) or int(precision) > TOP_PRECISION:
         return None
     if command == "run" and query is None:
         return lambda env: _traced(env, file, None, fmt, int(precision))

@@ -4,13 +4,18 @@ trace it, show its steps. Free of typer, so commands.py and quick.py call the sa
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from attntrace.cli.output import OutputOptions, show
 from attntrace.cli.terminal import Environment
 from attntrace.errors import AttntraceError, OutOfRange
-from attntrace.language import _
+from attntrace.language import _, ngettext
 from attntrace.render.document import Document
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from attntrace.cli.options import Given
 
 Matrices = dict[str, Optional[str]]  # --x, --w-q, --w-k, --w-v: a matrix file each, or None
 
@@ -52,9 +57,11 @@ def traced(file: str | None, problem: Any, matrices: Matrices | None = None, **h
         raise problem_error(origin(file, matrices or {}), e) from None
 
 
-def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputOptions, title: str | None = None) -> None:
+def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputOptions, title: str | None = None,
+               head: int | None = None) -> None:
     """a trace's steps, or its JSON form, after its warnings on stderr; the steps are made only when shown (the JSON
-    form needs them only for an export); title: what a person reads above them (default the problem's name)"""
+    form needs them only for an export); title: what a person reads above them (default the problem's name); head: a
+    model's head, its JSON naming it by its number in the layer"""
     from attntrace.views.describe import shown_name
 
     title = shown_name(t.problem.name) if title is None else title
@@ -68,6 +75,8 @@ def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputO
     from attntrace.core.contract import trace_form
 
     json_form = trace_form(t)  # the trace's own arrays, written a block of rows at a time
+    if head is not None:
+        json_form["heads"][0]["head"] = head
     exported = opts.export_svg is not None or opts.export_html is not None
     show(env, Document(steps() if exported else (), json_form, title=title), opts)
 
@@ -95,3 +104,106 @@ def step(env: Environment, file: str | None, query: int, opts: OutputOptions, ma
         from attntrace.views.steps import step_steps
 
         show_trace(env, t, lambda: step_steps(t), opts)
+
+
+def model_head(env: Environment, where: Callable[[], tuple[Path, str]], model_type: Optional[str], g: Given) -> int:
+    """what `model` and `bert` do: run the sentence up to the layer in the model directory where() finds (with the name
+    its traces are titled), then trace the head, summarise the layer, extract the head or explore it; the exit status"""
+    from attntrace.checkpoints.head import enter
+    from attntrace.checkpoints.tokenize import together, unknown_note
+    from attntrace.core.engine import trace
+    from attntrace.files.written import distinct
+    from attntrace.memory import check_trace
+    from attntrace.views.steps import layer_summary_steps, run_steps, step_steps, who_steps
+
+    opts, all_heads = g.opts(), g.all_heads
+    if g.no_special and not all_heads and g.extract is not None:
+        raise AttntraceError(_("--no-special is for the who-attends-to-whom lists, which --extract does not write; "
+                               "drop one of them"), exit_code=2)
+    if g.no_special and not all_heads and g.input_ is not None and not g.who:
+        raise AttntraceError(_("--no-special is for the who-attends-to-whom lists, which --input shows only with "
+                               "--who; add --who"), exit_code=2)
+    if g.explore_ and (g.who or all_heads or g.extract is not None):
+        raise AttntraceError(_("--explore steps through one head; drop --who, --all-heads and --extract"), exit_code=2)
+    if g.explore_:
+        need_terminal(env, _("attntrace model (or bert) without --explore"))
+    if g.who and opts.format in ("json", "csv"):
+        raise AttntraceError(_("--who is a view to read, with no {FORMAT} form; for every weight, use --format "
+                               "{format} without --who").format(FORMAT=opts.format.upper(), format=opts.format),
+                             exit_code=2)
+    from pathlib import Path
+
+    found = where()
+    distinct({"--extract": g.extract, **g.outputs()}, [found[0]])
+    with env.progress(_("loading {name} and running it up to layer {layer}…").format(name=found[1], layer=g.layer)):
+        opened = enter(found, g.sentence, g.layer, g.head, model_type, every=all_heads)
+    encoding, name = opened.entered.encoding, opened.name
+    unknown = unknown_note(encoding)
+    if unknown:
+        env.message(_("note: {note}").format(note=unknown))
+    leave_out = tuple(i for i, flag in enumerate(encoding.special) if flag) if g.no_special else ()
+    if g.no_special and not leave_out:
+        env.message(_("note: {name}'s tokenizer adds no special tokens; --no-special leaves nothing out").format(
+            name=name))
+    if leave_out and len(leave_out) == len(encoding.special):
+        raise AttntraceError(_("--no-special would leave out every token: the sentence has none besides {tokens}").format(
+            tokens=together(encoding.special_names)))
+    problem, shown = opened.problem(**g.settings()), opened.title
+    if g.explore_:
+        whose = _("layer {layer} · head {head}/{heads}").format(layer=g.layer, head=g.head,
+                                                                heads=opened.entered.model.heads)
+        return explore(problem, opts.precision, g.carry_rounding, g.input_, opts.ascii_lines(),
+                       Path(name).name or "model", name, whose)
+    if all_heads:
+        check_trace(problem)
+        t = trace(problem)
+        summary = layer_summary_steps(t, _("Who attends to whom · {name} · every head").format(name=shown),
+                                      leave_out=leave_out)
+        show_trace(env, t, lambda: summary, opts, shown)
+        return 0
+    if g.extract is not None:
+        from attntrace.core.contract import problem_to_dict
+
+        written = problem_to_dict(problem)  # with its rope, masks and biases: `run` traces it to the same numbers
+        show(env, Document(data=written), OutputOptions(format="json", output=g.extract))
+        env.message(ngettext("wrote {file}: {name}, {n} token; trace it with attntrace run {file}",
+                             "wrote {file}: {name}, {n} tokens; trace it with attntrace run {file}",
+                             len(encoding.tokens)).format(file=g.extract, name=problem.name, n=len(encoding.tokens)))
+        return 0
+    heading = _("Who attends to whom · {name}").format(name=shown)
+    carry_rounding = opts.precision if g.carry_rounding else None
+    check_trace(problem, g.input_)
+    if g.input_ is not None:
+        t = trace(problem, query=g.input_, carry_rounding=carry_rounding)
+        steps = who_steps(t, heading, leave_out=leave_out) if g.who else step_steps(t)
+    else:
+        t = trace(problem, carry_rounding=carry_rounding)
+        listed = who_steps(t, heading, leave_out=leave_out)
+        steps = listed if g.who else [*run_steps(t), *listed]
+    show_trace(env, t, lambda: steps, opts, shown, head=g.head)
+    return 0
+
+
+def need_terminal(env: Environment, instead: str) -> None:
+    if not (env.stdin_isatty and env.stdout_isatty):
+        raise AttntraceError(_("explore needs a terminal for stdin and stdout; to print the trace instead, use "
+                               "{command}").format(command=instead))
+
+
+def explore(problem: Any, precision: int, carry_rounding: bool, input_: Optional[int], ascii_: bool, stem: str,
+            where: str, whose: Optional[str] = None, opened: Optional[Path] = None) -> int:
+    """the explorer on a problem (a file's, or a model's head: whose says which) until it quits; its exit status.
+    opened: the file, which w overwrites only once asked"""
+    from attntrace.core.problem import problem_error
+    from attntrace.explore.state import Session
+    from attntrace.render.table import Look
+
+    try:
+        session = Session(problem, precision=precision, carry=carry_rounding, row=(input_ or 1) - 1, whose=whose)
+    except OutOfRange:
+        raise
+    except AttntraceError as e:
+        raise problem_error(where, e) from None
+    from attntrace.explore.app import explore as run_explorer  # Textual, only once there is a terminal to run in
+
+    return int(run_explorer(session, look=Look(ascii_), stem=stem, opened=opened) or 0)

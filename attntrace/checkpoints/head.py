@@ -1,0 +1,99 @@
+"""A head of a real model on a sentence, from Python or the command line: the model found, the sentence tokenized and
+run up to the layer, the head's problem made with the settings asked for, and its trace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from attntrace.checkpoints.session import Entering
+from attntrace.core.problem import Problem
+from attntrace.core.trace import Trace
+from attntrace.errors import AttntraceError
+
+
+def find(model: str | Path | None, bert: bool = False) -> tuple[Path, str]:
+    """the model's directory and the name its traces are titled with: a directory, the id of a model in the local
+    Hugging Face cache, or the name of a model an installed package ships; None (bert): all-MiniLM-L6-v2"""
+    if bert:
+        from attntrace.checkpoints.bert.files import DEFAULT_NAME, default_model_dir
+        from attntrace.checkpoints.locate import title
+
+        return (default_model_dir(), DEFAULT_NAME) if model is None else (Path(model), title(Path(model), str(model)))
+    from attntrace.checkpoints.locate import locate
+    from attntrace.files.paths import resolved
+
+    name = str(model)
+    shown = str(Path(name)) if Path(name).name not in ("", ".", "..") else resolved(name).name  # as titles say it
+    directory, titled = locate(name)
+    return directory, shown if titled == name else titled
+
+
+@dataclass(frozen=True)
+class Opened:
+    """a sentence run up to a layer of a model: one head (or, head None, every head of the layer) to trace"""
+
+    entered: Entering
+    name: str  # what the model's traces are titled with
+    layer: int
+    head: int | None
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return self.entered.encoding.tokens
+
+    @property
+    def title(self) -> str:
+        """what a person reads above the trace, in the chosen language (problem.name is data, in English)"""
+        return self.entered.model.shown_title(self.layer, self.head)
+
+    def problem(self, **settings: Any) -> Problem:
+        """the head's problem with the settings given (scale, mask, window: as a problem file's), its errors said of
+        the model"""
+        from attntrace.core.problem import problem_error
+        from attntrace.files.settings import override
+
+        made = self.entered.problem(self.head)  # its errors name the model's own files
+        try:
+            return override(made, **settings)
+        except AttntraceError as e:
+            raise problem_error(self.name, e) from None
+
+
+def enter(found: tuple[Path, str], sentence: str, layer: int = 1, head: int | None = 1,
+          model_type: str | None = None, every: bool = False) -> Opened:
+    """load the model found, check layer and head, tokenize the sentence and run it up to the layer (from 1); every:
+    the whole layer (the head given is checked all the same)"""
+    from attntrace.checkpoints.session import entering
+
+    directory, name = found
+    return Opened(entering(directory, name, sentence, layer, head, model_type), name, layer, None if every else head)
+
+
+@dataclass(frozen=True)
+class ModelHead:
+    """a model's head traced on a sentence: the trace, the sentence's tokens and the title to show above it"""
+
+    trace: Trace
+    tokens: tuple[str, ...]
+    title: str
+
+
+def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: int | None = 1, *,
+               query: int | None = None, carry_rounding: int | None = None, bert: bool = False,
+               **settings: Any) -> ModelHead:
+    """trace a head (from 1; None: every head of the layer, with W_O) of a local Hugging Face model on a sentence.
+
+    model: a directory, the id of a model in the local Hugging Face cache or an installed package's model name
+    (bert=True: a BERT directory, None for all-MiniLM-L6-v2); query: only this input (from 1); carry_rounding: round
+    every intermediate to this many decimals and carry it on, as by hand; settings (scale, mask, window) replace the
+    model's own.
+    """
+    from attntrace.core.engine import trace
+    from attntrace.memory import check_trace
+
+    opened = enter(find(model, bert), sentence, layer, head, "bert" if bert else None, every=head is None)
+    problem = opened.problem(**settings)
+    check_trace(problem, query)
+    return ModelHead(trace(problem, query=query, carry_rounding=carry_rounding), opened.tokens, opened.title)
