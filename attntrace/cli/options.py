@@ -14,6 +14,7 @@ import click
 import typer
 
 from attntrace.cli.output import FORMATS, OutputOptions
+from attntrace.core.arithmetic import MAX_PRECISION
 from attntrace.language import N_, _
 
 PROBLEM = ("scale", "scale_by", "mask", "window", "heads", "padding")  # a problem's settings, overridden
@@ -69,7 +70,7 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
     "fmt": (_format("run"), None),
     "fmt:explain": (_format("explain"), None),
     "fmt:experiment": (_format("experiment"), None),
-    "precision": (Annotated[int, typer.Option("--precision", "-p", min=0, max=17, help=N_("Decimals shown."))], 4),
+    "precision": (Annotated[int, typer.Option("--precision", "-p", min=0, max=MAX_PRECISION, help=N_("Decimals shown."))], 4),
     "carry_rounding": (Annotated[bool, typer.Option("--carry-rounding", help=N_(
         "Round every intermediate to --precision and carry it on, as by hand."))], False),
     "pause": (Annotated[bool, typer.Option("--pause/--no-pause", help=N_(

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from attntrace.cli.terminal import Environment
+from attntrace.core.arithmetic import MAX_PRECISION
 
 OPTIONS = {"--format": "format", "-f": "format", "--precision": "precision", "-p": "precision", "--input": "input",
            "-i": "input"}
-TOP_PRECISION = 17
 
 
 def recognise(argv: Sequence[str]) -> Callable[[Environment], int] | None:
@@ -34,7 +34,7 @@ def recognise(argv: Sequence[str]) -> Callable[[Environment], int] | None:
     from attntrace.cli.output import FORMATS
 
     fmt, precision, query = given.get("format"), given.get("precision", "4"), given.get("input")
-    if (fmt is not None and fmt not in FORMATS["run"]) or not _whole(precision) or int(precision) > TOP_PRECISION:
+    if (fmt is not None and fmt not in FORMATS["run"]) or not _whole(precision) or int(precision) > MAX_PRECISION:
         return None
     if command == "run" and query is None:
         return lambda env: _traced(env, file, None, fmt, int(precision))

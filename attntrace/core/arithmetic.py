@@ -22,6 +22,9 @@ import numpy as np
 if TYPE_CHECKING:
     from decimal import Context, Decimal
 
+MAX_PRECISION = 17  # the most decimals a number is shown or rounded to: a float64 holds no more
+
+
 class Exact:
     """float64 as numpy computes it: what every shown number is, unless rounding is carried"""
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from attntrace.core import masks
+from attntrace.core.arithmetic import MAX_PRECISION
 from attntrace.core.attention import softmax
 from attntrace.core.engine import trace
 from attntrace.core.problem import Problem
@@ -28,7 +29,6 @@ from attntrace.views.steps import run_steps, step_steps
 
 STEPS = (N_("prepare inputs"), N_("weights"), N_("derive Q, K, V"), N_("scores"), N_("softmax"),
          N_("weighted values"), N_("output"), N_("every input at once"))  # translated where they are shown
-MAX_PRECISION = 17  # as --precision
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")  # what a cell may be edited to
 TEMPERATURES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 GIVEN = {"X": "x", "W_Q": "w_q", "W_K": "w_k", "W_V": "w_v", "W_O": "w_o", "b_q": "b_q", "b_k": "b_k",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
 from attntrace.files import paths
+from attntrace.homework.sheet import MAX_PRECISION
 from attntrace.language import N_, _, ngettext
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ HANDOUTS = ("problem.json", "worksheet.md")  # what each student's folder gets, 
 KEYS = "keys"  # the class folder's folder of keys, one folder per student, kept back when the others are handed out
 KEY_FILES = ("key.json", "key.md")
 FILES = (*HANDOUTS, *KEY_FILES)
-MAX_PRECISION = 12
 
 
 # --- the roster ---------------------------------------------------------------------------------------------------
