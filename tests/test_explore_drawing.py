@@ -197,7 +197,7 @@ def test_drawing_ahead_readies_step_8_with_the_panel_open_and_its_arithmetic(mon
         await press(pilot, "enter")
         assert app.session.explaining and "score(1,1)" in " ".join(main_lines(app) + [_side(app)])
 
-    drive(script, random_problem(n=64, d_model=16, d_k=8, d_v=8, init="normal", seed=0), draw_ahead=True)
+    drive(script, random_problem(n=24, d_model=8, d_k=4, d_v=4, init="normal", seed=0), draw_ahead=True)
 
 
 def _side(app) -> str:
@@ -232,7 +232,7 @@ def _screen(app) -> list[list[tuple[str, object, object]]]:
 
 @pytest.mark.parametrize("key", ["s", "t", "right_square_bracket", "enter", "m"])
 def test_what_a_likely_key_shows_is_drawn_ahead_and_is_what_it_shows_drawn_at_the_key(monkeypatch, key):
-    problem = random_problem(n=64, d_model=16, d_k=8, d_v=8, init="normal", seed=0)
+    problem = random_problem(n=24, d_model=8, d_k=4, d_v=4, init="normal", seed=0)
     before = ["right"] * 4 + ["tab"]
     screens = {}
 

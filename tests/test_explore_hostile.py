@@ -174,7 +174,7 @@ def test_w_asks_before_overwriting_any_file_and_refuses_a_read_only_one(tmp_path
         await press(pilot, "w", "ctrl+u")
         burst(app, "other.json", "enter")
         await settled(pilot, lambda: isinstance(app.screen, Confirm))
-        assert "/other.json exists. Overwrite it" in box_text(app)
+        assert "/other.jsonexists.Overwriteit" in "".join(box_text(app).split())  # a long folder wraps anywhere
         await press(pilot, "escape")
         assert other.read_text(encoding="utf-8") == "{}"
         await press(pilot, "w", "ctrl+u")

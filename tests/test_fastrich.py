@@ -63,7 +63,7 @@ def test_a_table_and_its_title_draw_as_rich_draws_them(block, width, ascii_, pal
         for part in table.tables(block, 4, "Step 3 · ", width, table.Look(ascii=ascii_, palette=palette)):
             if isinstance(part, FastTable) and marked:  # as the explorer marks cells: a span over each
                 for column in part.columns[1:]:
-                    for cell in column._cells:
+                    for cell in column.cells:
                         if isinstance(cell, Text):
                             cell.stylize(Style(meta={"cell": 1}))
                             cell.stylize(Style(bgcolor="dark_magenta", bold=True), 0, 1)
@@ -102,19 +102,3 @@ def _as_rich(part: FastTable) -> Table:
     copy = Table.__new__(Table)
     copy.__dict__.update(part.__dict__)
     return copy
-
-
-def test_cells_added_without_add_rows_checks_draw_as_add_row_does():
-    rows = [(Text("x1"), Text("1.0"), Text("-2.5")), (Text("我"), Text("0.25"), Text("3"))]
-    fast, checked = FastTable(), FastTable()
-    for part in (fast, checked):
-        for name in ("", "a", "b"):
-            part.add_column(name, no_wrap=True)
-    for row in rows:
-        fast.add_cells(*row)
-        checked.add_row(*row)
-    console = table.console(io.StringIO(), True, 80)
-    assert len(fast.rows) == len(checked.rows) == 2
-    assert list(console.render(fast, console.options)) == list(console.render(checked, console.options))
-    with pytest.raises(ValueError):
-        fast.add_cells(Text("one cell short"), Text("1"))

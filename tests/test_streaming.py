@@ -165,6 +165,12 @@ def test_a_streamed_file_is_the_texts_bytes_and_a_failure_leaves_the_old_file(tm
 finite_or_not = st.floats(width=64) | st.sampled_from([1e-05, -1.5e-05, 9.999999999999999e-05, 1e-07, 1e-09, 1e16, -0.0])
 
 
+def test_the_installed_orjson_writes_numbers_as_repr_does():
+    """the JSON output takes orjson's quick path only when orjson writes floats as repr() does (3.12 on): a release
+    that does not fails here rather than quietly taking the slow path"""
+    assert contract._orjson_agrees()
+
+
 @settings(max_examples=400, deadline=None)
 @given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=6), elements=finite_or_not))
 def test_numbers_are_written_as_json_dumps_writes_them(a):

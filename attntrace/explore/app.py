@@ -33,7 +33,7 @@ from textual.widgets import Input, Static
 
 from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.escape import visible
-from attntrace.explore.drawing import SELECTED, CellKey, Drawer, Finish, Part, Stop, go_on, highlighted, watched
+from attntrace.explore.drawing import SELECTED, CellKey, Drawer, Finish, Part, Stop, go_on, highlighted
 from attntrace.explore.state import STEPS, Cell, Session, typed
 from attntrace.files.paths import kind
 from attntrace.files.written import write_files
@@ -274,7 +274,7 @@ class TraceScreen(Screen[None]):
 
     def _main(self, s: Session, width: int, near: int, pause: Callable[[], None] = go_on) -> list[Part]:
         """the main pane's parts for session s: its current step, the tables in the first near lines laid out"""
-        step, changed = watched(pause, lambda: (s.current(), s.changed()))
+        step, changed = s.current(), s.changed()
         return self.drawer.step(step, s.precision, width, changed, pause, near)
 
     def _status(self) -> tuple[Text, tuple[int, int]]:
@@ -360,7 +360,7 @@ class TraceScreen(Screen[None]):
                     drawer.ahead(part, width, pause, shown=first)
                 line += part.height
             if first and (v.explaining or v.tempered):
-                for part in watched(pause, self._side, v, side_width):
+                for part in self._side(v, side_width):
                     drawer.ahead(part, side_width, pause, shown=True)
 
         def work() -> None:
@@ -370,7 +370,7 @@ class TraceScreen(Screen[None]):
                         pause()
                         v = s.ahead()
                         try:
-                            watched(pause, key, v)
+                            key(v)
                             screen(v, first)
                         except AttntraceError:  # what the key cannot do, it says when pressed
                             pass

@@ -7,12 +7,11 @@ carries its place, for a click, given to each line as it is first shown; the cel
 from __future__ import annotations
 
 import io
-import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 from rich.cells import cell_len
@@ -38,7 +37,6 @@ ABOVE, BELOW = 3, 1  # a table's lines above its first row (its edge, its header
 KEPT = 512  # steps and tables kept drawn; past that, those least lately asked for are dropped
 LATER = 1024  # a matrix of at least this many shown cells is laid out when first shown, its height foretold
 
-T = TypeVar("T")
 CellKey = tuple[int, int, int]  # (table among the step's tables, row, column), from 0
 Place = tuple[CellKey, int, int, Text]  # a cell of a drawn table: its key, its line in the table, its column among
 # the table's (the labels' is 0) and its text
@@ -128,30 +126,9 @@ def go_on() -> None:
     """drawing on the screen's own thread never pauses"""
 
 
-def watched(pause: Callable[[], None], make: Callable[..., T], *args: Any) -> T:
-    """make(*args), calling pause every 256 calls it makes, through a profile hook on this thread (see sys.setprofile):
-    a long piece of work, a table's layout say, pauses when asked. The hook makes every call dearer, so it is only on
-    while such work runs; none on the screen's thread (go_on), nor under another hook"""
-    if pause is go_on or sys.getprofile() is not None:
-        return make(*args)
-    calls = 0
-
-    def every_call(frame: object, event: str, arg: object) -> None:
-        nonlocal calls
-        calls += 1
-        if calls % 256 == 0:
-            pause()
-
-    sys.setprofile(every_call)
-    try:
-        return make(*args)
-    finally:
-        sys.setprofile(None)
-
-
 class Drawer:
     """draws steps in parts and keeps what it drew. A thread may draw ahead meanwhile: it holds no lock (it may pause
-    anywhere), so the two may draw the same part, and the first to finish gives it its lines"""
+    between any two parts or lines), so the two may draw the same part, and the first to finish gives it its lines"""
 
     def __init__(self, look: Look = Look()) -> None:
         self.look = look
@@ -195,7 +172,7 @@ class Drawer:
             else:
                 pause()
                 at = sum(part.height for part in parts)
-                parts.extend(watched(pause, self.block, item, k, step.prefix, precision, width, changed[k], at < near))
+                parts.extend(self.block(item, k, step.prefix, precision, width, changed[k], at < near))
                 k += 1
             parts.append(self.blank(width))
         self._keep(key, step, parts)
@@ -373,7 +350,7 @@ class Drawer:
     def ahead(self, part: Part, width: int, pause: Callable[[], None], shown: bool = False) -> None:
         """draw the part's lines from another thread, calling pause after each line and every so often while its matrix
         is laid out (it may raise Stop); shown: each line as shown too"""
-        if part.lines is None and not watched(pause, self._render, part, width, pause):
+        if part.lines is None and not self._render(part, width, pause):
             return
         if shown:
             for at in range(part.height):

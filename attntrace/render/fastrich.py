@@ -2,7 +2,8 @@
 
 rich measures, pads, wraps and crops every cell and line through its general machinery, which is most of the time of
 a run with a thousand heads; our tables (every cell one line that fits) and titles (lines that fit) never need it.
-Anything else is drawn by rich itself.
+Anything else is drawn by rich itself. Only rich's public API is used; tests/test_fastrich.py checks the drawing
+against rich's own, and pyproject.toml keeps rich to the releases it passed on.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.style import Style
-from rich.table import Row, Table
+from rich.table import Table
 from rich.text import Span, Text
 
 _AWKWARD = re.compile("[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # what rich would expand, or break a line at
@@ -52,12 +53,6 @@ class FastTable(Table):
         else:
             yield from drawn
 
-    def add_cells(self, *cells: Text) -> None:
-        """add_row for a row of Text cells, one a column, without its checks"""
-        for column, cell in zip(self.columns, cells, strict=True):
-            column._cells.append(cell)
-        self.rows.append(Row())
-
     def _simple(self) -> bool:
         """whether the table is one this draws: a box with edges and a header, padding of one space a side, no titles,
         footers, rules between rows or widths of its own; left-justified columns that never wrap"""
@@ -73,7 +68,7 @@ class FastTable(Table):
         """the table's segments, exactly as rich's Table gives them; None when it is not simple"""
         if not self._simple():
             return None
-        columns = [[column.header, *column._cells] for column in self.columns]
+        columns = [[column.header, *column.cells] for column in self.columns]
         filled, widths = [], []
         for cells in columns:
             measured: list[tuple[str, int]] = []
@@ -85,7 +80,7 @@ class FastTable(Table):
             width = max(size for _, size in measured) + 2  # as wide as its widest cell, and a space a side
             filled.append([f" {text}{' ' * (width - 1 - size)}" for text, size in measured])
             widths.append(width)
-        if sum(widths) > options.max_width - self._extra_width or min(widths) < 3:
+        if sum(widths) > options.max_width - len(widths) - 1 or min(widths) < 3:  # the edges and lines between
             return None  # rich would shrink the columns, or draw a column of empty cells blank
         assert self.box is not None
         get_style = console.get_style
@@ -124,7 +119,7 @@ class FastTable(Table):
                 style = (head_style if index == 0 else column_style) + row_style
                 cell = cells[index]
                 assert isinstance(cell, (str, Text))
-                key = (len(text), style, cell.style, *cell._spans) if isinstance(cell, Text) else (len(text), style)
+                key = (len(text), style, cell.style, *cell.spans) if isinstance(cell, Text) else (len(text), style)
                 runs = known.get(key)
                 if runs is None:
                     runs = known[key] = _runs(console, cell, text, style, padding)
@@ -156,11 +151,7 @@ def _measured(cell: object) -> tuple[str, int] | None:
 
 def _joined(text: Text, plain: str) -> Text:
     """the line as rich joins the lines it wrapped: the text's own style becomes a span over it"""
-    joined = Text(plain, end="")
-    if text.style:
-        joined._spans.append(Span(0, len(plain), text.style))
-    joined._spans.extend(text._spans)
-    return joined
+    return Text(plain, end="", spans=[Span(0, len(plain), text.style), *text.spans] if text.style else list(text.spans))
 
 
 def _runs(console: Console, cell: str | Text, text: str, style: Style, padding: Style) -> Runs:

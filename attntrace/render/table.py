@@ -145,10 +145,10 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
             drawn = [_cells(columns[i], widths[i], colour, top, look) for i in range(start, stop)]
             for k, label in enumerate(labels):
                 if k == gap_row:
-                    table.add_cells(Text(label), *[Text(right("⋮", widths[i])) for i in range(start, stop)])
+                    table.add_row(Text(label), *[Text(right("⋮", widths[i])) for i in range(start, stop)])
                     continue
                 r = k - (gap_row is not None and k > gap_row)
-                table.add_cells(Text(label), *[column[r] for column in drawn])
+                table.add_row(Text(label), *[column[r] for column in drawn])
             out.append(table)
     if heat:
         out.append(FastText(_(LEGEND).format(top=look.bars[-1]), style="italic"))

@@ -11,7 +11,6 @@ from itertools import chain
 
 import numpy as np
 
-from attntrace.collector import paused
 from attntrace.core import arithmetic
 from attntrace.core.arithmetic import decimal_of
 from attntrace.core.attention import softmax_written
@@ -318,7 +317,7 @@ def explain_steps(t: Trace, precision: int) -> list[Step]:
     def per_head(write: Callable[[Trace, int, _Writer], list[Note]]) -> tuple[Note, ...]:
         return tuple(chain.from_iterable(write(t, a, w) for a in range(len(t.heads))))
 
-    with localcontext(arithmetic.written()), paused():
+    with localcontext(arithmetic.written()):
         steps = [
             Step(3, _("Step 3 · derive q{i}, and every k_j and v_j").format(i=i), per_head(_derive)),
             Step(4, _("Step 4 · attention scores for input {i}").format(i=i), per_head(_scores)),
