@@ -28,13 +28,13 @@ class Trace(core_trace.Trace):
     @property
     def warnings(self) -> tuple[str, ...]:
         """what is worth a warning, in words"""
-        from attntrace.views.steps import warnings
+        from attntrace.views.walkthrough import warnings
 
         return tuple(warnings(self))
 
     def to_dict(self) -> dict[str, Any]:
         """the documented JSON form"""
-        from attntrace.core.contract import trace_to_dict
+        from attntrace.render.jsonform import trace_to_dict
 
         return trace_to_dict(self)
 
@@ -84,7 +84,7 @@ def trace(problem: Problem | None = None, *, query: int | None = None, carry_rou
     if problem is None:
         problem = from_dict(data, "trace()") if data else load(None)
     elif data:
-        from attntrace.core.contract import problem_to_dict
+        from attntrace.render.jsonform import problem_to_dict
 
         merged = {**problem_to_dict(problem), **data}
         for key in MATRICES + BIASES:

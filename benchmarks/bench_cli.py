@@ -32,7 +32,7 @@ import sys
 from attntrace.files.problemfile import load
 from attntrace.core.engine import trace
 from attntrace.render.document import Document, Style, render
-from attntrace.views.steps import run_steps
+from attntrace.views.walkthrough import run_steps
 problem = load(None)
 t = trace(problem)
 sys.stdout.write("".join(render(Document(run_steps(t), title=problem.name), "plain", Style(4))))

@@ -127,8 +127,8 @@ def first_looks(problem: Path, ahead: bool) -> dict[str, float]:
 
 
 def main() -> None:
-    from attntrace.core.contract import dumps, problem_to_dict
     from attntrace.core.generate import random_problem
+    from attntrace.render.jsonform import dumps, problem_to_dict
 
     py = sys.executable
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attntrace.core.contract import floats
 from attntrace.core.engine import trace
 from attntrace.core.problem import divisor
 from attntrace.errors import AttntraceError
 from attntrace.files.problemfile import load
 from attntrace.homework import assign as assign_module
 from attntrace.homework.assign import Design, assign, files_for, problem_for, read_roster, student_seed
+from attntrace.render.jsonform import floats
 from tests.reference import loops
 
 HANDED = {"problem.json", "worksheet.md"}  # in each student's folder

@@ -11,9 +11,9 @@ import threading
 import numpy as np
 import pytest
 
-from attntrace.core import contract
 from attntrace.core.engine import trace
 from attntrace.files.problemfile import load
+from attntrace.render import jsonform as contract
 from tests.conftest import ROOT
 
 

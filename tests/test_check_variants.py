@@ -6,10 +6,10 @@ import json
 import numpy as np
 import pytest
 
-from attntrace.core.contract import problem_to_dict
 from attntrace.core.engine import trace
 from attntrace.core.problem import Problem
 from attntrace.core.variants import angles, frequencies, pair_index
+from attntrace.render.jsonform import problem_to_dict
 
 PRECISION = 2
 

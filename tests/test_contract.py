@@ -5,11 +5,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from attntrace.core.contract import dumps, trace_to_dict
 from attntrace.core.engine import trace
 from attntrace.core.masks import Padding
 from attntrace.core.problem import example
 from attntrace.files.problemfile import from_dict
+from attntrace.render.jsonform import dumps, trace_to_dict
 
 HEAD_KEYS = {"head", "q", "k", "v", "scores", "scaled", "weights", "weighted", "output"}
 TOP_KEYS = {"format", "name", "tokens", "source_tokens", "query", "inputs", "config", "problem", "heads", "concat",

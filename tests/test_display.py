@@ -24,8 +24,8 @@ from attntrace.core.problem import Problem, example
 from attntrace.escape import visible
 from attntrace.render import plain, table
 from attntrace.views.page import Block, Note, Step
-from attntrace.views.steps import run_steps, who_steps
 from attntrace.views.text import width, wrapped
+from attntrace.views.walkthrough import run_steps, who_steps
 from tests.conftest import ROOT, SAMPLES
 
 

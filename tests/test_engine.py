@@ -12,7 +12,7 @@ from attntrace.core.engine import trace
 from attntrace.core.masks import Padding, Window
 from attntrace.core.problem import Problem, example
 from attntrace.errors import AttntraceError
-from attntrace.views.steps import warnings
+from attntrace.views.walkthrough import warnings
 
 E2 = np.exp(2.0)
 
@@ -185,7 +185,7 @@ def test_the_check_fails_when_the_row_by_row_result_disagrees(monkeypatch):
     from dataclasses import replace
 
     from attntrace.core import engine
-    from attntrace.views.steps import run_steps
+    from attntrace.views.walkthrough import run_steps
 
     real = engine.attend
     monkeypatch.setattr(engine, "attend", lambda *args: replace(real(*args), output=real(*args).output + 1e-3))
@@ -223,7 +223,7 @@ def test_the_problems_own_arrays_stay_writable_and_apart_from_the_trace():
 
 
 def test_to_dict_is_the_documented_json_form():
-    from attntrace.core.contract import trace_to_dict
+    from attntrace.render.jsonform import trace_to_dict
 
     t = trace(example(), query=2)
     assert Trace.of(t).to_dict() == trace_to_dict(t)

@@ -23,7 +23,7 @@ from attntrace.core.trace import Trace
 from attntrace.files.problemfile import load
 from attntrace.views.explain import explain_steps
 from attntrace.views.page import Note
-from attntrace.views.steps import run_steps
+from attntrace.views.walkthrough import run_steps
 from tests.conftest import SAMPLES
 
 LINE = re.compile(r"^(?:head (?P<head>\d+) · )?(?P<body>.*)$")

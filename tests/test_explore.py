@@ -26,7 +26,7 @@ from attntrace.errors import AttntraceError
 from attntrace.explore import app as explorer_app
 from attntrace.explore.app import Explorer, Keys, Prompt
 from attntrace.explore.drawing import CHANGED, SELECTED, Drawer
-from attntrace.explore.state import STEPS, Cell, Session
+from attntrace.explore.state import STEPS, Selected, Session
 from attntrace.files.problemfile import read
 from attntrace.render.layout import shown
 from attntrace.render.table import Look, render_step
@@ -127,7 +127,7 @@ def marked(app: Explorer, style: Style) -> set[tuple[int, int, int]]:
     return out
 
 
-def where(app: Explorer, cell: Cell) -> tuple[int, int]:
+def where(app: Explorer, cell: Selected) -> tuple[int, int]:
     """where a cell is on the screen"""
     region = app.screen.query_one("#main").scrollable_content_region
     for y in range(region.y, region.bottom):
@@ -153,15 +153,15 @@ def test_run_never_imports_textual():
 
 def test_a_session_opens_on_step_1_with_the_first_cell_selected():
     s = Session(example())
-    assert (s.step, s.row, s.head, s.cell) == (1, 0, 0, Cell(0, 0, 0))
+    assert (s.step, s.row, s.head, s.cell) == (1, 0, 0, Selected(0, 0, 0))
     s.go(5)
-    assert s.cell == Cell(0, 0, 0) and s.current().number == 5
+    assert s.cell == Selected(0, 0, 0) and s.current().number == 5
 
 
 def test_steps_are_those_of_run_and_step_for_the_input_followed():
     p = read(str(SAMPLES / "scaled.json"), {})[0]
     s = Session(p, row=1)
-    from attntrace.views.steps import run_steps, step_steps
+    from attntrace.views.walkthrough import run_steps, step_steps
 
     whole = run_steps(trace(p))
     one = step_steps(trace(p, query=2))
@@ -173,16 +173,16 @@ def test_moving_skips_hidden_rows_and_tab_goes_round_every_table():
     s = Session(random_problem(n=70, d_model=4, init="normal", seed=1))
     rows, hidden = shown(70)
     s.move(31, 0)
-    assert s.cell == Cell(0, 31, 0)
+    assert s.cell == Selected(0, 31, 0)
     s.move(1, 0)
-    assert s.cell == Cell(0, 31 + hidden + 1, 0) and hidden == 6 and rows[32] == 38  # rows 33 to 38 are hidden
+    assert s.cell == Selected(0, 31 + hidden + 1, 0) and hidden == 6 and rows[32] == 38  # rows 33 to 38 are hidden
     s.move(100, 3)
-    assert s.cell == Cell(0, 69, 3)
+    assert s.cell == Selected(0, 69, 3)
     s.go(3)
     count = sum(len(shown(len(b.rows))[0]) * len(shown(len(b.cols))[0]) for b in s.blocks())
     for _ in range(count):
         s.tab(1)
-    assert s.cell == Cell(0, 0, 0)
+    assert s.cell == Selected(0, 0, 0)
     s.tab(-1)
     assert s.cell.block == len(s.blocks()) - 1
 
@@ -319,20 +319,20 @@ def test_tab_and_shift_arrows_move_the_selected_cell_and_the_screen_marks_it():
     async def script(pilot, app):
         assert marked(app, SELECTED) == {(0, 0, 0)}
         await press(pilot, "tab")
-        assert app.session.cell == Cell(0, 0, 1) and marked(app, SELECTED) == {(0, 0, 1)}
+        assert app.session.cell == Selected(0, 0, 1) and marked(app, SELECTED) == {(0, 0, 1)}
         await press(pilot, "shift+down", "shift+right")
-        assert app.session.cell == Cell(0, 1, 2)
+        assert app.session.cell == Selected(0, 1, 2)
         await press(pilot, "shift+left", "shift+up")
-        assert app.session.cell == Cell(0, 0, 1)
+        assert app.session.cell == Selected(0, 0, 1)
         await press(pilot, "shift+tab", "shift+tab")
-        assert app.session.cell == Cell(0, 2, 3)  # round to the last cell
-        x, y = where(app, Cell(0, 2, 3))
+        assert app.session.cell == Selected(0, 2, 3)  # round to the last cell
+        x, y = where(app, Selected(0, 2, 3))
         assert app.screen.get_style_at(x, y).reverse
         await press(pilot, "right", "right")  # step 3: Q, K and V
-        assert app.session.cell == Cell(0, 0, 0)
+        assert app.session.cell == Selected(0, 0, 0)
         for _ in range(9):
             await press(pilot, "tab")
-        assert app.session.cell == Cell(1, 0, 0)  # past Q's nine cells, into K
+        assert app.session.cell == Selected(1, 0, 0)  # past Q's nine cells, into K
         assert marked(app, SELECTED) == {(1, 0, 0)}
 
     drive(script)
@@ -341,10 +341,10 @@ def test_tab_and_shift_arrows_move_the_selected_cell_and_the_screen_marks_it():
 def test_a_click_selects_a_cell_and_a_step():
     async def script(pilot, app):
         await press(pilot, "right", "right")
-        x, y = where(app, Cell(1, 2, 1))
+        x, y = where(app, Selected(1, 2, 1))
         await pilot.click(offset=(x, y))
         await pilot.pause()
-        assert app.session.cell == Cell(1, 2, 1)
+        assert app.session.cell == Selected(1, 2, 1)
         y = next(k for k, line in enumerate(screen_lines(app)) if line.startswith(" 5 softmax"))
         await pilot.click(offset=(3, y))
         await pilot.pause()
@@ -360,7 +360,7 @@ def test_enter_shows_the_arithmetic_as_explain_writes_it(attntrace):
     async def script(pilot, app):
         await press(pilot, "right", "right", "right")  # step 4: the scores of input 1
         await press(pilot, "tab", "enter")
-        assert app.session.explaining and app.session.cell == Cell(0, 0, 1)
+        assert app.session.explaining and app.session.cell == Selected(0, 0, 1)
         side = side_text(app)
         assert "score(1,2) = q1 · k2 = 1×4 + 0×4 + 2×0 = 4" in explained
         assert "score(1,2) = q1 · k2 = 1×4 + 0×4 + 2×0 = 4" in side
@@ -388,7 +388,7 @@ def test_the_arithmetic_of_step_8_is_that_of_the_row_s_input(attntrace):
     async def script(pilot, app):
         await press(pilot, "8")  # input 3 for steps 4 to 7; step 8 holds every input
         app.session.go(8)
-        app.session.select(Cell(2, 2, 1))  # output = weights · V, row 3
+        app.session.select(Selected(2, 2, 1))  # output = weights · V, row 3
         await press(pilot, "enter")
         first = app.session.arithmetic()[0]
         assert first.startswith("output3[2] = ") and first in explained
@@ -422,7 +422,7 @@ def test_e_edits_a_cell_and_every_step_shows_what_run_shows_for_the_edited_probl
                 want = {(k, int(r), int(c)) for k, key in enumerate(("q", "k", "v"))
                         for r, c in zip(*np.nonzero(getattr(now, key) != getattr(was, key)))}
                 assert want and marked(app, CHANGED) == want
-                x, y = where(app, Cell(*sorted(want)[0]))
+                x, y = where(app, Selected(*sorted(want)[0]))
                 assert app.screen.get_style_at(x, y).bgcolor.get_truecolor() == CHANGED.bgcolor.get_truecolor()
 
     drive(script)
@@ -528,7 +528,7 @@ def test_carried_rounding_is_run_s(attntrace):
         await press(pilot, "plus", "minus")
         shows_as_run(app, run)
 
-    drive(script, precision=1, carry=True)
+    drive(script, precision=1, carry_rounding=True)
 
 
 def test_t_and_brackets_show_the_softmax_at_a_temperature_as_run_scale_by_does(attntrace):
@@ -614,7 +614,7 @@ def test_the_first_screen(attntrace):
         assert lines[-2].strip() == "input 1/3 (x1) · head 1/1 · precision 4 · scale none · masks none · T 1"
         assert lines[-1].strip() == "cell [1, 1] of X · ? keys · q quit"
         shows_as_run(app, tables_run(attntrace))
-        x, y = where(app, Cell(0, 0, 0))
+        x, y = where(app, Selected(0, 0, 0))
         assert app.screen.get_style_at(x, y).reverse
 
     drive(script)
@@ -751,7 +751,7 @@ def test_on_a_narrow_screen_the_keys_and_the_edit_box_fit_and_wrap():
 def test_a_64_token_problem_draws_every_step(attntrace, tmp_path):
     problem = random_problem(n=64, d_model=8, init="normal", seed=3)
     path = tmp_path / "p64.json"
-    from attntrace.core.contract import dumps, problem_to_dict
+    from attntrace.render.jsonform import dumps, problem_to_dict
 
     path.write_text(dumps(problem_to_dict(problem)), encoding="utf-8")
     run = tables_run(attntrace, path)
@@ -787,7 +787,7 @@ def test_the_command_opens_the_problem_with_its_options(attntrace, terminal, mon
                   "--mask", "causal", "--ascii")
     assert r.code == 0, r.err
     s = opened["session"]
-    assert (s.row, s.precision, s.carry, s.problem.masks) == (1, 2, True, ("causal",))
+    assert (s.row, s.precision, s.carry_rounding, s.problem.masks) == (1, 2, True, ("causal",))
     assert opened["look"].ascii and opened["stem"] == "scaled"
     assert attntrace("explore").code == 0 and opened["session"].problem.name == "worked example"
     r = attntrace("explore", "--input", "9")
@@ -878,7 +878,7 @@ def variant_session(settings: dict) -> Session:
                       w_q=rng.integers(-1, 2, size=(4, 4 * heads)).astype(float),
                       w_k=rng.integers(-1, 2, size=(4, 4 * kv)).astype(float),
                       w_v=rng.integers(-1, 2, size=(4, 2 * kv)).astype(float), **settings)
-    return Session(problem, precision=2, carry=False, row=1)
+    return Session(problem, precision=2, carry_rounding=False, row=1)
 
 
 def every_arithmetic(session: Session):
@@ -888,5 +888,5 @@ def every_arithmetic(session: Session):
         for index, block in enumerate(session.blocks()):
             for r in range(len(block.rows)):
                 for c in range(len(block.cols)):
-                    session.cell = Cell(index, r, c)
+                    session.cell = Selected(index, r, c)
                     yield step, block, session.arithmetic()

@@ -14,7 +14,6 @@ from textual._ansi_theme import DEFAULT_TERMINAL_THEME
 from textual.color import Color
 from textual.filter import ANSIToTruecolor, Monochrome, NoColor
 
-from attntrace.core.contract import dumps, problem_to_dict
 from attntrace.core.generate import random_problem
 from attntrace.core.problem import example
 from attntrace.errors import AttntraceError
@@ -22,6 +21,7 @@ from attntrace.explore import drawing, state
 from attntrace.explore.app import StepView
 from attntrace.explore.drawing import Drawer, Finish
 from attntrace.explore.state import Session
+from attntrace.render.jsonform import dumps, problem_to_dict
 from attntrace.render.table import Look
 from attntrace.views.page import Block
 from tests.test_explore import drive, main_lines, page, press, tables_run

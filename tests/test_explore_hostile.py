@@ -322,7 +322,7 @@ def test_at_80_columns_the_status_wraps_between_its_parts_and_shows_them_all():
         assert all(len(row.rstrip()) <= 79 and not row.rstrip().endswith("…") for row in rows)
         assert app.screen.status_rows == (2, 1)
 
-    drive(script, problem, size=(80, 24), carry=True)
+    drive(script, problem, size=(80, 24), carry_rounding=True)
 
 
 def replace_mask(problem):

@@ -83,7 +83,7 @@ def test_the_rich_tables_are_pinned(case, width):
     from attntrace.core.engine import trace
     from attntrace.files.problemfile import load
     from attntrace.render import table
-    from attntrace.views.steps import run_steps
+    from attntrace.views.walkthrough import run_steps
 
     buffer = io.StringIO()
     console = Console(width=width, file=buffer, color_system=None, legacy_windows=False)

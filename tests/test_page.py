@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 from attntrace.core import intermediates
-from attntrace.core.contract import trace_to_dict
 from attntrace.core.engine import trace
 from attntrace.core.problem import Problem, example
 from attntrace.core.trace import HeadTrace
 from attntrace.homework import marking, sheet, worksheet
+from attntrace.render.jsonform import trace_to_dict
 from attntrace.views.explain import explain_steps
 from attntrace.views.page import Note, Step
-from attntrace.views.steps import run_steps, step_steps, worksheet_steps
+from attntrace.views.walkthrough import run_steps, step_steps, worksheet_steps
 
 
 def _long() -> Problem:

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attntrace.core.contract import dumps, problem_to_dict, trace_to_dict
 from attntrace.core.engine import trace
 from attntrace.core.problem import example
 from attntrace.files.problemfile import from_dict, load, origin
+from attntrace.render.jsonform import dumps, problem_to_dict, trace_to_dict
 from tests.conftest import SAMPLES
 
 MATRICES = ("x", "w_q", "w_k", "w_v")

@@ -35,7 +35,7 @@ def test_a_plain_run_of_the_built_in_example_imports_no_rich_and_no_file_reader(
     modules = imported("run", "--format", "plain")
     assert {"numpy", "attntrace.render.plain", "attntrace.core.engine"} <= modules
     never = {"rich", "attntrace.render.table", "attntrace.render.export", "attntrace.files.jsonfile",
-             "attntrace.files.csvfile", "attntrace.files.npyfile", "attntrace.files.values", "attntrace.core.contract",
+             "attntrace.files.csvfile", "attntrace.files.npyfile", "attntrace.files.values", "attntrace.render.jsonform",
              "tempfile", "zipfile", "typer", "click", "attntrace.cli.commands",
              "attntrace.core.who", "shutil", "csv", "decimal", "attntrace.core.masks", "attntrace.core.variants",
              "pathlib", "attntrace.files.written"}

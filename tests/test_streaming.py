@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from attntrace.api import Trace
-from attntrace.core import contract
 from attntrace.core.engine import trace
 from attntrace.core.masks import Padding
 from attntrace.core.problem import Problem, example
@@ -22,6 +21,7 @@ from attntrace.escape import comment, spreadsheet
 from attntrace.files import written as cli_files
 from attntrace.files.problemfile import load
 from attntrace.render import csvfmt
+from attntrace.render import jsonform as contract
 from attntrace.render.document import FORMATS, Document, Style, render, stream, trace_document
 from attntrace.render.layout import cells
 from attntrace.views.page import Note
@@ -188,7 +188,7 @@ def test_cells_format_every_number_as_format_does(row, precision):
 
 def test_a_slice_of_an_array_is_written_as_its_list_is():
     """a column slice (not C-contiguous), of floats or of whole numbers, writes as json.dumps writes its list"""
-    from attntrace.core.contract import dumps
+    from attntrace.render.jsonform import dumps
 
     for a in ((np.arange(12.0).reshape(3, 4) / 7)[:, 1:3], np.arange(12).reshape(3, 4)[:, ::2]):
         assert not a.flags.c_contiguous

@@ -10,7 +10,7 @@ from rich.cells import cell_len
 
 from attntrace import language
 from attntrace.explore.app import KEYS, Confirm, Explorer, Keys, Prompt
-from attntrace.explore.state import STEPS, Cell
+from attntrace.explore.state import STEPS, Selected
 from attntrace.files.problemfile import read
 from tests import test_explore_hostile as hostile
 from tests.conftest import SAMPLES
@@ -147,10 +147,10 @@ def test_every_cell_has_its_arithmetic_in_chinese(settings):
         assert lines[lines.index("") + 1].startswith("每行用表中显示的数计算")
     session.step = 3
     angles = [k for k, b in enumerate(session.blocks()) if b.answer is None]
-    session.cell = Cell(angles[0], 0, 0)
+    session.cell = Selected(angles[0], 0, 0)
     assert re.match(r"(头 1 · )?k1 的 θ，第 \(1,\d+\) 对 = ", session.arithmetic()[0])
     if heads > 1:
-        session.step, session.cell = 4, Cell(0, 0, 0)
+        session.step, session.cell = 4, Selected(0, 0, 0)
         assert session.arithmetic()[0].startswith("头 1 · score(2,1) = ")
 
 

@@ -195,7 +195,7 @@ def test_a_rich_table_of_chinese_titles_fits_its_width():
     from attntrace.core.engine import trace
     from attntrace.files.problemfile import load
     from attntrace.render import table
-    from attntrace.views.steps import run_steps
+    from attntrace.views.walkthrough import run_steps
 
     language.use("zh")
     buffer = io.StringIO()

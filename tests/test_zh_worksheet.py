@@ -16,7 +16,7 @@ from attntrace.files.problemfile import load as load_problem
 from attntrace.homework import filled, worksheet
 from attntrace.homework.sheet import SheetError
 from attntrace.language import speaking
-from attntrace.views import steps
+from attntrace.views import walkthrough as steps
 from attntrace.views.page import Block
 from tests.conftest import SAMPLES
 from tests.test_filled import assert_carried, carried

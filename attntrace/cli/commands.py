@@ -114,7 +114,7 @@ def explain(**given: Any) -> None:
 def experiment(**given: Any) -> None:
     from attntrace.core import experiments
     from attntrace.views.describe import shown_name
-    from attntrace.views.steps import experiment_steps
+    from attntrace.views.walkthrough import experiment_steps
 
     g = Given(given)
     if g.name not in experiments.NAMES:
@@ -139,8 +139,8 @@ def validate(**given: Any) -> None:
 
 
 def schema() -> None:
-    from attntrace.core.contract import dumps
     from attntrace.core.schema import schema as problem_schema
+    from attntrace.render.jsonform import dumps
 
     _env().write(dumps(problem_schema()))
 
@@ -152,9 +152,9 @@ SIZES = ("tokens", "d_model", "d_k", "d_v", "heads:sizes", "init")
 def new(**given: Any) -> None:
     from dataclasses import replace
 
-    from attntrace.core.contract import problem_to_dict
     from attntrace.core.generate import notes, random_problem
     from attntrace.memory import fits_new
+    from attntrace.render.jsonform import problem_to_dict
 
     g = Given(given)
     names = None if g.labels is None else tuple(t.strip() for t in g.labels.split(","))
@@ -198,10 +198,10 @@ def _trouble_is_2(env: Environment) -> Iterator[None]:
 
 def _check(env: Environment, g: Given) -> None:
     """mark the sheets, write the files asked for and show the reports; exit with the verdict"""
-    from attntrace.core.contract import dumps
     from attntrace.homework import classroom
     from attntrace.homework import report as reports
     from attntrace.homework.marking import Rule
+    from attntrace.render.jsonform import dumps
 
     exact = g.rtol is not None or g.atol is not None
     if g.tolerance is not None and exact:

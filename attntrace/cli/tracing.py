@@ -65,14 +65,14 @@ def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputO
     from attntrace.views.describe import shown_name
 
     title = shown_name(t.problem.name) if title is None else title
-    from attntrace.views.steps import warnings
+    from attntrace.views.walkthrough import warnings
 
     for warning in warnings(t):
         env.message(_("warning: {warning}").format(warning=warning))
     if opts.resolved_format(env) != "json":
         show(env, Document(steps(), title=title), opts)
         return
-    from attntrace.core.contract import trace_form
+    from attntrace.render.jsonform import trace_form
 
     json_form = trace_form(t)  # the trace's own arrays, written a block of rows at a time
     if head is not None:
@@ -84,7 +84,7 @@ def show_trace(env: Environment, t: Any, steps: Callable[[], Any], opts: OutputO
 def run(env: Environment, file: str | None, opts: OutputOptions, matrices: Matrices | None = None,
         settings: dict[str, Any] | None = None, carry_rounding: bool = False) -> None:
     """`attntrace run`: the eight steps for every input"""
-    from attntrace.views.steps import run_steps
+    from attntrace.views.walkthrough import run_steps
 
     p = problem(file, env, matrices, settings)
     t = traced(file, p, matrices, carry_rounding=opts.precision if carry_rounding else None)
@@ -101,7 +101,7 @@ def step(env: Environment, file: str | None, query: int, opts: OutputOptions, ma
 
         show_trace(env, t, lambda: explain_steps(t, opts.precision), opts)
     else:
-        from attntrace.views.steps import step_steps
+        from attntrace.views.walkthrough import step_steps
 
         show_trace(env, t, lambda: step_steps(t), opts)
 
@@ -114,7 +114,7 @@ def model_head(env: Environment, where: Callable[[], tuple[Path, str]], model_ty
     from attntrace.core.engine import trace
     from attntrace.files.written import distinct
     from attntrace.memory import check_trace
-    from attntrace.views.steps import layer_summary_steps, run_steps, step_steps, who_steps
+    from attntrace.views.walkthrough import layer_summary_steps, run_steps, step_steps, who_steps
 
     opts, all_heads = g.opts(), g.all_heads
     if g.no_special and not all_heads and g.extract is not None:
@@ -162,7 +162,7 @@ def model_head(env: Environment, where: Callable[[], tuple[Path, str]], model_ty
         show_trace(env, t, lambda: summary, opts, shown)
         return 0
     if g.extract is not None:
-        from attntrace.core.contract import problem_to_dict
+        from attntrace.render.jsonform import problem_to_dict
 
         written = problem_to_dict(problem)  # with its rope, masks and biases: `run` traces it to the same numbers
         show(env, Document(data=written), OutputOptions(format="json", output=g.extract))
@@ -199,7 +199,7 @@ def explore(problem: Any, precision: int, carry_rounding: bool, input_: Optional
     from attntrace.render.table import Look
 
     try:
-        session = Session(problem, precision=precision, carry=carry_rounding, row=(input_ or 1) - 1, whose=whose)
+        session = Session(problem, precision=precision, carry_rounding=carry_rounding, row=(input_ or 1) - 1, whose=whose)
     except OutOfRange:
         raise
     except AttntraceError as e:

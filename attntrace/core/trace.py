@@ -12,6 +12,8 @@ from attntrace.core.attention import weighted
 from attntrace.core.problem import Dims, Problem
 from attntrace.language import _
 
+FORMAT = 1  # the version of a trace's JSON form: its "format" key
+
 
 def read_only(a: np.ndarray) -> np.ndarray:
     """a, unwritable; a view of memory still writable elsewhere (the caller's problem, say) is copied first"""

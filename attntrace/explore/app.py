@@ -34,7 +34,7 @@ from textual.widgets import Input, Static
 from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.escape import visible
 from attntrace.explore.drawing import SELECTED, CellKey, Drawer, Finish, Part, Stop, go_on, highlighted
-from attntrace.explore.state import STEPS, Cell, Session, typed
+from attntrace.explore.state import STEPS, Selected, Session, typed
 from attntrace.files.paths import kind
 from attntrace.files.written import write_files
 from attntrace.language import N_, _, ngettext
@@ -61,7 +61,7 @@ KEYS = (
     ("Esc", N_("close the side panel")),
     ("q", N_("quit; Ctrl-C ends with exit status 130")),
 )
-Key = Callable[[Session], str | None]  # what a key does to a session, and what it says
+Action = Callable[[Session], str | None]  # what a key does to a session, and what it says
 STEPS_WIDTH = 24  # the list of steps on the left
 SIDE_WIDTH = 52  # the side panel, when open beside the main pane
 SIDE_TEXT = SIDE_WIDTH - 5  # its text: less its edge, its padding and a scroll bar
@@ -214,7 +214,7 @@ class TraceScreen(Screen[None]):
         self.ahead = 0  # the generation of drawing ahead; a new one stops the last
         self.drawn_ahead: tuple[object, ...] | None = None  # what drawing ahead started from
         self.side: tuple[object, ...] = ()  # what the side panel shows
-        self.again: Key | None = None  # the last key that changed the session, likely pressed again
+        self.again: Action | None = None  # the last key that changed the session, likely pressed again
         self.steps = Text()  # what the list of steps shows
         self.status_rows = (0, 0)  # the rows the status and the message take
         self.drawer = Drawer(self.explorer.look)
@@ -293,8 +293,8 @@ class TraceScreen(Screen[None]):
     @staticmethod
     def _side_key(s: Session, width: int) -> tuple[object, ...]:
         """what the side panel shows for session s, width columns wide, depends on"""
-        return (s.explaining and (id(s.problem), s.step, s.row, s.head, s.cell, s.precision, s.carry),
-                s.tempered and (id(s.problem), s.row, s.head, s.temperature, s.precision, s.carry), width)
+        return (s.explaining and (id(s.problem), s.step, s.row, s.head, s.cell, s.precision, s.carry_rounding),
+                s.tempered and (id(s.problem), s.row, s.head, s.temperature, s.precision, s.carry_rounding), width)
 
     def _below(self) -> bool:
         """the side panel goes below the main pane: beside it, it would leave the tables too few columns"""
@@ -311,16 +311,16 @@ class TraceScreen(Screen[None]):
         """the columns the side panel's text may take: all the main pane's when it is below"""
         return max(20, self.size.width - STEPS_WIDTH - 4) if self._below() else SIDE_TEXT
 
-    def _likely(self) -> tuple[list[Key], list[Key]]:
+    def _likely(self) -> tuple[list[Action], list[Action]]:
         """the keys a reader likely presses next, each as what it does to a session: all of them, the likeliest first
         (this screen, the last key again, the next step, Enter, t, ] and [, s, the next input, + and -, m, the previous
         input, h and H, the previous step, the other steps, nearest first), and those that open a step"""
         s = self.session
         others = sorted((n for n in range(1, len(STEPS) + 1) if abs(n - s.step) > 1),
                         key=lambda n: (abs(n - s.step), n < s.step))
-        steps: list[Key] = [lambda v: None, lambda v: v.next_step(1), lambda v: v.next_step(-1),
+        steps: list[Action] = [lambda v: None, lambda v: v.next_step(1), lambda v: v.next_step(-1),
                             *(lambda v, n=n: v.go(n) for n in others)]  # this one, the next, the previous, ...
-        keys: list[Key] = [Session.toggle_explaining, Session.toggle_temperature, lambda v: v.warmer(1),
+        keys: list[Action] = [Session.toggle_explaining, Session.toggle_temperature, lambda v: v.warmer(1),
                            lambda v: v.warmer(-1), Session.toggle_scale, lambda v: v.next_input(1),
                            lambda v: v.more_precision(1), lambda v: v.more_precision(-1), Session.cycle_mask,
                            lambda v: v.next_input(-1)]
@@ -429,7 +429,7 @@ class TraceScreen(Screen[None]):
         self.message = said or _(HINT)
         await self.redraw()
 
-    async def press(self, key: Key) -> None:
+    async def press(self, key: Action) -> None:
         """a key that does key to the session; drawing ahead draws it first from now on, as a key is often pressed again
         (→ to read on, s to compare, ] to warm further)"""
         self.again = key
@@ -572,7 +572,7 @@ class TraceScreen(Screen[None]):
         meta = event.style.meta
         if "cell" in meta and meta["cell"][0] >= 0:  # the side panel's table has no place among the step's
             block, row, col = meta["cell"]
-            await self.act(lambda: self.session.select(Cell(block, row, col)))
+            await self.act(lambda: self.session.select(Selected(block, row, col)))
         elif "step" in meta:
             await self.act(lambda: self.session.go(meta["step"]))
 
@@ -591,7 +591,7 @@ class StepView(ScrollView):
         self.selected: tuple[CellKey, int] | None = None  # the selected cell and its line
         self.redrawing = False  # the step is to be drawn again
 
-    def show(self, parts: list[Part], width: int, cell: Cell | None) -> None:
+    def show(self, parts: list[Part], width: int, cell: Selected | None) -> None:
         """show the parts; when only the selected cell moved, only its old and new lines are drawn again"""
         same = parts is self.parts and width == self.width
         before = self.selected

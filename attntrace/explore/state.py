@@ -25,7 +25,7 @@ from attntrace.memory import check_trace
 from attntrace.render.layout import shown
 from attntrace.views.explain import angle_words, explain_steps, fixed, head_words
 from attntrace.views.page import Block, Note, Step
-from attntrace.views.steps import run_steps, step_steps
+from attntrace.views.walkthrough import run_steps, step_steps
 
 STEPS = (N_("prepare inputs"), N_("weights"), N_("derive Q, K, V"), N_("scores"), N_("softmax"),
          N_("weighted values"), N_("output"), N_("every input at once"))  # translated where they are shown
@@ -38,7 +38,7 @@ CACHED = 64  # traces and views kept; past that, those least lately asked for ar
 
 
 @dataclass(frozen=True)
-class Cell:
+class Selected:
     """the selected cell: its table among the current step's tables, its row and its column, all from 0"""
 
     block: int
@@ -49,7 +49,7 @@ class Cell:
 class Session:
     """the problem being explored, its undo history, and where the reader is; every view comes from the engine"""
 
-    def __init__(self, problem: Problem, *, precision: int = 4, carry: bool = False, row: int = 0,
+    def __init__(self, problem: Problem, *, precision: int = 4, carry_rounding: bool = False, row: int = 0,
                  whose: str | None = None) -> None:
         """whose: which head of what the problem is, when it is one head of a model ("layer 5 · head 3/12")"""
         if not 0 <= row < problem.dims.n:
@@ -60,7 +60,7 @@ class Session:
         self.history: list[Problem] = []  # the problems before each change, the last one first to undo
         self.before: Problem | None = None  # the problem before the last change: what its highlighted cells differ from
         self.precision = precision
-        self.carry = carry  # round every intermediate to the precision and carry it on
+        self.carry_rounding = carry_rounding  # round every intermediate to the precision and carry it on
         self.step = 1
         self.row = row  # the input steps 4-7 follow, from 0
         self.head = 0
@@ -69,25 +69,25 @@ class Session:
         self.explaining = False  # the selected cell's arithmetic is shown
         self._memo: OrderedDict[tuple[Any, ...], tuple[Problem, Any]] = OrderedDict()
         self.view()
-        self.cell: Cell | None = None
+        self.cell: Selected | None = None
         self._open()
 
     # what is shown
 
     @property
-    def decimals(self) -> int | None:
-        return self.precision if self.carry else None
+    def carried_precision(self) -> int | None:
+        return self.precision if self.carry_rounding else None
 
     def view(self, problem: Problem | None = None) -> list[Step]:
         """the eight steps of problem (default: the current one) for the input and head followed"""
         p = self.problem if problem is None else problem
 
         def make() -> list[Step]:
-            whole = self._cached(("run", id(p), self.decimals), p, lambda: run_steps(self._trace(p, None)))
+            whole = self._cached(("run", id(p), self.carried_precision), p, lambda: run_steps(self._trace(p, None)))
             walked = step_steps(self._trace(p, self.row + 1))[1:]
             return [self._for_head(s, p) for s in (*whole[:3], *walked, whole[-1])]
 
-        return self._cached(("view", id(p), self.row, self.head, self.decimals), p, make)  # type: ignore[no-any-return]
+        return self._cached(("view", id(p), self.row, self.head, self.carried_precision), p, make)  # type: ignore[no-any-return]
 
     def current(self) -> Step:
         return self.view()[self.step - 1]
@@ -97,14 +97,14 @@ class Session:
 
     def _trace(self, p: Problem, query: int | None) -> Trace:
         """every input (walked through as run does), or one input (from 1) as step does"""
-        return self._traced(p, query, self.decimals)
+        return self._traced(p, query, self.carried_precision)
 
-    def _traced(self, p: Problem, query: int | None, decimals: int | None) -> Trace:
+    def _traced(self, p: Problem, query: int | None, carried: int | None) -> Trace:
         def make() -> Trace:
             check_trace(p, query)
-            return trace(p, query=query, carry_rounding=decimals)
+            return trace(p, query=query, carry_rounding=carried)
 
-        return self._cached(("trace", id(p), query, decimals), p, make)  # type: ignore[no-any-return]
+        return self._cached(("trace", id(p), query, carried), p, make)  # type: ignore[no-any-return]
 
     def _cached(self, key: tuple[Any, ...], p: Problem, make: Callable[[], Any]) -> Any:
         """what make gives for key, made once while it is kept; a copy of the session (see ahead) may ask from another
@@ -193,7 +193,7 @@ class Session:
         self.head = (self.head + delta) % heads
         self._keep()
 
-    def select(self, cell: Cell) -> None:
+    def select(self, cell: Selected) -> None:
         blocks = self.blocks()
         if not (0 <= cell.block < len(blocks) and 0 <= cell.row < len(blocks[cell.block].rows)
                 and 0 <= cell.col < len(blocks[cell.block].cols)):
@@ -208,18 +208,18 @@ class Session:
         shown_rows, shown_cols = shown(len(b.rows))[0], shown(len(b.cols))[0]
         r = shown_rows[min(max(shown_rows.index(c.row) + rows, 0), len(shown_rows) - 1)]
         k = shown_cols[min(max(shown_cols.index(c.col) + cols, 0), len(shown_cols) - 1)]
-        self.cell = Cell(c.block, r, k)
+        self.cell = Selected(c.block, r, k)
 
     def tab(self, delta: int) -> None:
         """the next cell (delta 1) or the previous one (-1), row by row, on to the next table and round again"""
         if self.cell is None:
             raise AttntraceError(_("this step has no table"))
-        order = [Cell(k, r, c) for k, b in enumerate(self.blocks())
+        order = [Selected(k, r, c) for k, b in enumerate(self.blocks())
                  for r in shown(len(b.rows))[0] for c in shown(len(b.cols))[0]]
         self.cell = order[(order.index(self.cell) + delta) % len(order)]
 
     def _open(self) -> None:
-        self.cell = Cell(0, 0, 0) if self.blocks() else None
+        self.cell = Selected(0, 0, 0) if self.blocks() else None
 
     def _keep(self) -> None:
         """keep the selected cell where the step still has it, else select the first"""
@@ -344,18 +344,18 @@ class Session:
             return [_("{cell} = {value} is given, not computed: e changes it").format(
                 cell=f"{b.title}[{c.row + 1}, {c.col + 1}]", value=fixed(b.values[c.row, c.col], self.precision))]
         query, wanted = self._where(b, c)
-        steps = self._explained(self.problem, query, self.precision, self.decimals)
+        steps = self._explained(self.problem, query, self.precision, self.carried_precision)
         texts = [item.text for s in steps for item in s.items if isinstance(item, Note)]
         legend = [item.text for item in steps[0].items if isinstance(item, Note) and " = " not in item.text]  # how the
         # lines are written: step 3's first notes, the only ones without a result
         return [text for text in texts if wanted(text)] + [""] + legend
 
-    def _explained(self, p: Problem, query: int, precision: int, decimals: int | None) -> list[Step]:
+    def _explained(self, p: Problem, query: int, precision: int, carried: int | None) -> list[Step]:
         """explain's steps for an input (from 1)"""
-        return self._cached(("explain", id(p), query, precision, decimals), p,  # type: ignore[no-any-return]
-                            lambda: explain_steps(self._traced(p, query, decimals), precision))
+        return self._cached(("explain", id(p), query, precision, carried), p,  # type: ignore[no-any-return]
+                            lambda: explain_steps(self._traced(p, query, carried), precision))
 
-    def _where(self, b: Block, c: Cell) -> tuple[int, Callable[[str], bool]]:
+    def _where(self, b: Block, c: Selected) -> tuple[int, Callable[[str], bool]]:
         """the input (from 1) whose arithmetic holds the cell, and which of its lines are the cell's"""
         d = self.problem.dims
         i = c.row + 1 if self.step in (3, 8) else self.row + 1  # steps 3 and 8 hold every input, a row each
@@ -390,7 +390,7 @@ class Session:
 
     def temperature_block(self) -> Block:
         """the followed input's softmax row, at T = 1 and at the temperature: softmax(scaled score / T)"""
-        key = ("temperature", id(self.problem), self.row, self.head, self.temperature, self.decimals)
+        key = ("temperature", id(self.problem), self.row, self.head, self.temperature, self.carried_precision)
         return self._cached(key, self.problem, self._tempered)  # type: ignore[no-any-return]
 
     def _tempered(self) -> Block:
@@ -430,7 +430,7 @@ class Session:
         p, d = self.problem, self.problem.dims
         head = self.whose if self.whose is not None and d.heads == 1 else _("head {head}/{heads}").format(
             head=self.head + 1, heads=d.heads)
-        precision = _("precision {p}, carried") if self.carry else _("precision {p}")
+        precision = _("precision {p}, carried") if self.carry_rounding else _("precision {p}")
         parts = [_("input {i}/{n} ({label})").format(i=self.row + 1, n=d.n, label=p.labels[self.row]), head,
                  precision.format(p=self.precision),
                  _("scale none") if p.scale is False else _("scale {scale}").format(scale=self.scale_words()),
@@ -450,7 +450,7 @@ class Session:
 
     def problem_text(self) -> str:
         """the problem as it stands, as a problem file"""
-        from attntrace.core.contract import dumps, problem_to_dict
+        from attntrace.render.jsonform import dumps, problem_to_dict
 
         return dumps(problem_to_dict(self.problem))
 

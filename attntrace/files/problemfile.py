@@ -95,7 +95,7 @@ def from_dict(data: Any, origin: str) -> Problem:
 
 def _held_problem(trace: dict[str, Any], origin: str) -> dict[str, Any]:
     """the problem a trace's JSON holds; the rest of it is what tracing that problem gives"""
-    from attntrace.core.contract import FORMAT
+    from attntrace.core.trace import FORMAT
 
     version = trace["format"]
     if isinstance(version, bool) or version != FORMAT:

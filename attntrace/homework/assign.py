@@ -255,9 +255,9 @@ def problem_for(design: Design, seed: int, student: str) -> Problem:
 
 def files_for(design: Design, seed: int, student: str) -> dict[str, str]:
     """the text of the student's problem.json, worksheet.md, key.json and key.md"""
-    from attntrace.core.contract import dumps, problem_to_dict
     from attntrace.core.engine import trace
     from attntrace.homework.worksheet import render
+    from attntrace.render.jsonform import dumps, problem_to_dict
 
     problem = problem_for(design, seed, student)
     t = trace(problem, carry_rounding=design.precision)

@@ -34,8 +34,8 @@ from attntrace.homework.worksheet import instructions, printed
 from attntrace.language import N_, _, speaking
 from attntrace.render.layout import FEWEST_HIDDEN, MAX_SHOWN, shown
 from attntrace.views.page import Block
-from attntrace.views.steps import worksheet_steps
 from attntrace.views.text import width as text_width
+from attntrace.views.walkthrough import worksheet_steps
 
 SHAPE = re.compile(r"\s*\[\s*\d+\s*[x×]\s*\d+\s*\]$")  # the "[3 x 3]" after a title
 COLUMNS = re.compile(r"(?:\(columns |（列 )(.+) (?:to|到) (.+)(?:\)|）)")  # a plain table split into runs of columns

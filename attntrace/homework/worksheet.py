@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from attntrace.core import intermediates
-from attntrace.core.contract import floats
 from attntrace.core.trace import Trace
 from attntrace.escape import markdown as markdown_text
 from attntrace.escape import visible
 from attntrace.homework.sheet import Key
 from attntrace.language import N_, _, ngettext
+from attntrace.render.jsonform import floats
 
 if TYPE_CHECKING:
     from attntrace.render.document import Document
@@ -144,7 +144,7 @@ def settings(t: Trace) -> list[str]:
 def document(t: Trace, precision: int, key: bool, student: str | None = None) -> Document:
     """the worksheet: its instructions and tables (markdown or plain), and its JSON form, an answer sheet"""
     from attntrace.render.document import Document
-    from attntrace.views.steps import worksheet_steps
+    from attntrace.views.walkthrough import worksheet_steps
 
     return Document(worksheet_steps(t), answer_sheet(t, blank=not key, precision=precision),
                     preface=lambda fmt: intro(t, precision, key, fmt == "markdown", student))

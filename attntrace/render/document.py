@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from attntrace.views.page import Step
 
 if TYPE_CHECKING:
-    from attntrace.core.contract import Rows
     from attntrace.core.trace import Trace
+    from attntrace.render.jsonform import Rows
 
 
 @dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
@@ -73,7 +73,7 @@ def _csv(document: Document, style: Style) -> list[str]:
 
 
 def _json(document: Document, style: Style) -> list[str]:
-    from attntrace.core.contract import dumps
+    from attntrace.render.jsonform import dumps
 
     return [dumps(document.data)]
 
@@ -131,14 +131,14 @@ def stream(document: Document, fmt: str, style: Style) -> Iterator[str]:
         return iter(render(document, fmt, style))
     if fmt == "csv":
         return _gathered(_csv_pieces(document, style))
-    from attntrace.core.contract import chunks
+    from attntrace.render.jsonform import chunks
 
     return _gathered(chunks(document.data))
 
 
 def json_pieces(document: Document) -> Iterator[str | Rows]:
     """the JSON text piece by piece, each block of rows formatted only when its text() is asked for"""
-    from attntrace.core.contract import pieces
+    from attntrace.render.jsonform import pieces
 
     if document.data is None:
         raise ValueError("this document has no JSON form")
@@ -197,8 +197,8 @@ def recorder(steps: Sequence[Step], precision: int, title: str | None = None, pa
 
 def trace_document(t: Trace) -> Document:
     """a trace as `run` shows it (every input), or as `step` does (one input)"""
-    from attntrace.core.contract import trace_form
-    from attntrace.views.steps import run_steps, step_steps
+    from attntrace.render.jsonform import trace_form
+    from attntrace.views.walkthrough import run_steps, step_steps
 
     return Document(run_steps(t) if t.query is None else step_steps(t), trace_form(t), title=t.problem.name)
 

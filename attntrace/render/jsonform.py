@@ -1,4 +1,5 @@
-"""The JSON form of problems and traces: the machine contract that --format json prints and check reads."""
+"""The JSON form of problems and traces: the machine contract that --format json prints and check reads. Its keys
+never change with the language."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ import numpy as np
 
 from attntrace.core import intermediates
 from attntrace.core.problem import Problem
-from attntrace.core.trace import Trace
+from attntrace.core.trace import FORMAT, Trace
+from attntrace.views.walkthrough import warnings
 
-FORMAT = 1
 MATRICES = ("x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "source", "w_o", "b_o")
 
 
@@ -123,7 +124,7 @@ def trace_form(t: Trace) -> dict[str, Any]:
         "concat": t.concat,
         "output": t.output,
         "check": _self_check(t),
-        "warnings": _warnings(t),
+        "warnings": warnings(t),
     }
 
 
@@ -295,8 +296,3 @@ def _orjson_agrees() -> bool:
     written = orjson.dumps(probes, option=orjson.OPT_SERIALIZE_NUMPY).decode("ascii")
     return written[1:-1].split(",") == [repr(v) for v in probes.tolist()]
 
-
-def _warnings(t: Trace) -> list[str]:
-    from attntrace.views.steps import warnings
-
-    return warnings(t)
