@@ -1,6 +1,6 @@
 """The commonest command lines, read without typer (which costs a third of a plain run's start-up): `run [FILE]` and
 `step [FILE] --input N`, each with `--format F` and `--precision P` in any order. A line that is not exactly one of
-these, help included, goes to typer; tests/test_quick.py checks that both readings of a line give the same bytes."""
+these, help included, goes to typer; tests/cli/test_quick.py checks that both readings of a line give the same bytes."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 rich measures, pads, wraps and crops every cell and line through its general machinery, which is most of the time of
 a run with a thousand heads; our tables (every cell one line that fits) and titles (lines that fit) never need it.
-Anything else is drawn by rich itself. Only rich's public API is used; tests/test_fastrich.py checks the drawing
+Anything else is drawn by rich itself. Only rich's public API is used; tests/render/test_fastrich.py checks the drawing
 against rich's own, and pyproject.toml keeps rich to the releases it passed on.
 """
 

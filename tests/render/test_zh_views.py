@@ -12,7 +12,7 @@ from rich.cells import cell_len
 
 from attntrace import language
 from tests.conftest import ROOT, SAMPLES
-from tests.test_golden import _golden
+from tests.render.test_golden import _golden
 
 PROBLEMS = {"worked_example": None, "xihuan": SAMPLES / "homework" / "problem.json"}  # the built-in example, and
 # a problem of Chinese tokens

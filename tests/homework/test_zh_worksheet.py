@@ -19,7 +19,7 @@ from attntrace.language import speaking
 from attntrace.views import walkthrough as steps
 from attntrace.views.page import Block
 from tests.conftest import SAMPLES
-from tests.test_filled import assert_carried, carried
+from tests.homework.test_filled import assert_carried, carried
 
 
 def told(text: str) -> list[filled._Told]:

@@ -630,7 +630,7 @@ def test_numbers_cut_off_instead_of_rounded_are_named(attntrace, tmp_path):
 
 
 def test_a_number_written_as_masked_where_nothing_is_masked_is_named_and_reported_as_json(attntrace, tmp_path):
-    from tests.test_filled import edit_cells, printed, problem_path
+    from tests.homework.test_filled import edit_cells, printed, problem_path
 
     path = problem_path(tmp_path, "xihuan")
     seen = []
@@ -652,7 +652,7 @@ def test_a_number_written_as_masked_where_nothing_is_masked_is_named_and_reporte
 
 
 def test_masked_written_for_the_weight_of_a_masked_key_is_its_0(attntrace, tmp_path):
-    from tests.test_filled import edit_cells, printed
+    from tests.homework.test_filled import edit_cells, printed
 
     path = SAMPLES / "causal.json"
 

@@ -3,7 +3,6 @@
 import json
 import re
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +18,9 @@ from attntrace.checkpoints.layers import gelu  # noqa: E402
 from attntrace.checkpoints.tokenize import encode, unique_labels  # noqa: E402
 from attntrace.core.engine import trace  # noqa: E402
 from attntrace.views.text import width  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 
-REFERENCE = np.load(Path(__file__).with_name("fixtures") / "bert_reference.npz")
+REFERENCE = np.load(ROOT / "tests" / "fixtures" / "bert_reference.npz")
 META = json.loads(str(REFERENCE["meta"]))
 SENTENCE = META[0]["sentence"]  # "the" twice: the second is input 8
 TOKENS = META[0]["tokens"]

@@ -10,7 +10,7 @@ import pytest
 from rich.cells import cell_len
 
 from tests.conftest import ROOT, SAMPLES
-from tests.test_golden import _golden
+from tests.render.test_golden import _golden
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 BRACKET = re.compile(r" \((unrounded: \S+|masked)\)$")  # words after a line's maths

@@ -12,10 +12,10 @@ from attntrace import language
 from attntrace.explore.app import KEYS, Confirm, Explorer, Keys, Prompt
 from attntrace.explore.state import STEPS, Selected
 from attntrace.files.problemfile import read
-from tests import test_explore_hostile as hostile
 from tests.conftest import SAMPLES
-from tests.test_explore import drive, every_arithmetic, screen_lines, status, variant_session
-from tests.test_explore_hostile import settled
+from tests.explore import test_explore_hostile as hostile
+from tests.explore.test_explore import drive, every_arithmetic, screen_lines, status, variant_session
+from tests.explore.test_explore_hostile import settled
 
 SMALL = (80, 24)
 tmux = hostile.tmux  # the fixture: attntrace in a tmux session of its own

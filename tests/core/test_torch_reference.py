@@ -1,15 +1,15 @@
 """The engine against PyTorch's scaled_dot_product_attention and nn.MultiheadAttention (fixture made once)."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from attntrace.core.engine import trace
 from attntrace.files.problemfile import from_dict
+from tests.conftest import ROOT
 
-CASES = json.loads(Path(__file__).with_name("fixtures").joinpath("torch_reference.json").read_text())["cases"]
+CASES = json.loads((ROOT / "tests" / "fixtures" / "torch_reference.json").read_text())["cases"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c["kind"])

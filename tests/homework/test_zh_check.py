@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from tests import hand
 from tests.conftest import SAMPLES
-from tests.test_check import ONE, TWO, _class, _write
-from tests.test_filled import assert_carried, carried, edit_cells, parse, printed
+from tests.homework.test_check import ONE, TWO, _class, _write
+from tests.homework.test_filled import assert_carried, carried, edit_cells, parse, printed
 
 WIDE = str.maketrans("0123456789.-", "０１２３４５６７８９．－")
 

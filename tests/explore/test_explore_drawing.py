@@ -24,7 +24,7 @@ from attntrace.explore.state import Session
 from attntrace.render.jsonform import dumps, problem_to_dict
 from attntrace.render.table import Look
 from attntrace.views.page import Block
-from tests.test_explore import drive, main_lines, page, press, tables_run
+from tests.explore.test_explore import drive, main_lines, page, press, tables_run
 
 WIDTH = 100
 
@@ -201,7 +201,7 @@ def test_drawing_ahead_readies_step_8_with_the_panel_open_and_its_arithmetic(mon
 
 
 def _side(app) -> str:
-    from tests.test_explore import side_text
+    from tests.explore.test_explore import side_text
 
     return side_text(app)
 

@@ -136,7 +136,7 @@ def test_angles_taken_as_degrees_are_still_named_when_the_numbers_show_them(roun
 
 
 def test_more_decimals_asked_than_written_quotes_what_was_written_and_keeps_the_diagnosis(attntrace, tmp_path):
-    from tests.test_check import ONE
+    from tests.homework.test_check import ONE
 
     problem, sheet = tmp_path / "problem.json", tmp_path / "sheet.json"
     problem.write_text(json.dumps(ONE), encoding="utf-8")

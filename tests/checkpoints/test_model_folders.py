@@ -15,8 +15,9 @@ pytest.importorskip("tokenizers")
 
 from attntrace.checkpoints.locate import installed, locate, title  # noqa: E402
 from attntrace.checkpoints.tokenize import encode, read_vocab, unknown_note  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 
-FIXTURES = Path(__file__).with_name("fixtures")
+FIXTURES = ROOT / "tests" / "fixtures"
 MODELS = FIXTURES / "models"
 CHINESE = FIXTURES / "chinese_bert"
 
