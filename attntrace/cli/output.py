@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from attntrace.cli.terminal import Environment
-from attntrace.render.document import Document, Style, render, stream
+from attntrace.render.document import Document, Style, json_pieces, render, stream
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from attntrace.files.forked import Segments
 
 # the one list of the formats each command accepts (its --format choices); model, bert and step take run's
 FORMATS = {
@@ -67,18 +69,27 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
             if number + 1 < len(screens) and not env.pause(more):
                 return
         return
-    text = stream(document, fmt, style)  # JSON and CSV a block of rows at a time, never the whole text at once
-    files: dict[Path, str | Iterable[str]] = {**_exports(document, opts)}
+    text: Iterable[str] | Segments
+    if fmt == "json":  # blocks of rows formatted as they are written, on two cores where that pays
+        from attntrace.files.forked import Segments
+
+        text = Segments.of(json_pieces(document))
+    else:
+        text = stream(document, fmt, style)  # CSV a block of rows at a time, never the whole text at once
+    files: dict[Path, str | Iterable[str] | Segments] = {**_exports(document, opts)}
     if opts.output is not None:
         files[opts.output] = text
     _write_files(files)  # every file or none, before anything reaches stdout
     if opts.output is None:
         env.widen_pipe()
+        if not isinstance(text, Iterable):
+            env.write_segments(text)
+            return
         for piece in text:
             env.write(piece)
 
 
-def _write_files(files: Mapping[Path, str | Iterable[str]]) -> None:
+def _write_files(files: Mapping[Path, str | Iterable[str] | Segments]) -> None:
     """the files asked for, if any (the file writer, and pathlib, are imported only then)"""
     if files:
         from attntrace.files.written import write_files

@@ -8,10 +8,13 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.language import _
+
+if TYPE_CHECKING:
+    from attntrace.files.forked import Segments
 
 PIPE_SIZE = 1 << 20  # what an unprivileged process may ask for by default (/proc/sys/fs/pipe-max-size)
 
@@ -77,6 +80,18 @@ class Environment:
         with self._writing():
             self.stdout.write(text)
             self.stdout.flush()
+
+    def write_segments(self, segments: Segments) -> None:
+        """write a text given in segments, blocks of rows formatted as they are written: on two cores where that pays,
+        a forked process formatting and writing every other block (files/forked.py)"""
+        fd = self._fd()
+        if fd is None or not segments.worth_sharing(fd):  # through sys.stdout: a Windows console takes text, not bytes
+            for text in segments.texts():
+                self.write(text)
+            return
+        self.write("")  # what is still held in stdout's buffer goes out before the fork (never twice)
+        with self._writing():
+            segments.write(fd)
 
     @contextmanager
     def _writing(self) -> Iterator[None]:

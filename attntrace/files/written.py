@@ -8,18 +8,20 @@ import stat
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from attntrace.errors import AttntraceError
 from attntrace.files.paths import resolved
 from attntrace.language import _
 
+if TYPE_CHECKING:
+    from attntrace.files.forked import Segments
 
 class Interrupted(Exception):
     """SIGTERM while files are being written: stop, and clean up"""
 
 
-def write_files(texts: Mapping[Path, str | Iterable[str]]) -> None:
+def write_files(texts: Mapping[Path, str | Iterable[str] | Segments]) -> None:
     """write every file completely, or none: all are written beside their targets, then renamed over them.
 
     A text may be given piece by piece (an iterable of strings), and is then written as it comes, never held whole.
@@ -27,7 +29,7 @@ def write_files(texts: Mapping[Path, str | Iterable[str]]) -> None:
     (/dev/null, a FIFO, /dev/stdout when stdout is a pipe) is written in place. UTF-8 with LF line endings.
     """
     encoded = {path: [_encoded(path, text)] if isinstance(text, str) else _pieces(path, text)
-               for path, text in texts.items()}
+               if isinstance(text, Iterable) else text for path, text in texts.items()}
     for path in encoded:
         _writable(path)
     real = {path: _replaced(path) for path in encoded}  # None: written in place
@@ -95,7 +97,7 @@ def _writable(path: Path) -> None:
             file=path, folder=folder))
 
 
-def _temporary(path: Path, data: Iterable[bytes]) -> Path:
+def _temporary(path: Path, data: Iterable[bytes] | Segments) -> Path:
     import tempfile  # only when a file is written: it costs start-up time
 
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -111,14 +113,19 @@ def _temporary(path: Path, data: Iterable[bytes]) -> Path:
     return temp
 
 
-def _write(path: Path, data: Iterable[bytes]) -> None:
+def _write(path: Path, data: Iterable[bytes] | Segments) -> None:
     with open(path, "wb") as f:
         _put(f, data)
 
 
-def _put(f: BinaryIO, data: Iterable[bytes]) -> None:
-    f.writelines(data)
-    f.flush()
+def _put(f: BinaryIO, data: Iterable[bytes] | Segments) -> None:
+    """data written to the open file f: a text in segments on two cores where that pays"""
+    if isinstance(data, Iterable):
+        f.writelines(data)
+        f.flush()
+    else:
+        f.flush()
+        data.write(f.fileno())
 
 
 def _mode(path: Path) -> int:

@@ -516,6 +516,8 @@ MESSAGES = {
     '{name} line {number}, column {column} is {cell}; every value must be finite': '{name} 第 {number} 行第 {column} 列是 {cell}；每个值都必须是有限数',
     '{these} and {last}': '{these}和{last}',
     "{name} line {number}: this looks like decimal commas (1,5 for 1.5); attntrace reads '.' for decimals (export the CSV with '.' as decimal separator)": "{name} 第 {number} 行：这看起来用了小数逗号（1,5 表示 1.5）；attntrace 以 '.' 作小数点（导出 CSV 时请以 '.' 作小数分隔符）",
+    'the process writing half of the output was ended by signal {signal}; the output is not whole': '写一半输出的进程被信号 {signal} 终止；输出不完整',
+    'the process writing half of the output ended with status {status}; the output is not whole': '写一半输出的进程以状态 {status} 结束；输出不完整',
     '{name}: invalid JSON at line {line} column {column}: {why}': '{name}: 第 {line} 行第 {column} 列的 JSON 无效：{why}',
     "{name}: nested too deeply; a problem's matrices are lists of rows": '{name}: 嵌套太深；题目的矩阵是由行组成的列表',
     'a comment; JSON allows no comments: delete it': '这是注释；JSON 不允许注释：请删除它',
