@@ -12,11 +12,12 @@ import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from xml.etree import ElementTree
 
 import numpy as np
 import pexpect
 import pytest
-from rich.console import Console
+from rich.cells import cell_len
 from rich.style import Style
 
 from attntrace.core.engine import trace
@@ -58,11 +59,24 @@ async def press(pilot, *keys: str) -> None:
 
 
 def screen_lines(app: Explorer) -> list[str]:
-    """the whole screen as text, a line each"""
-    console = Console(width=app.size.width, height=app.size.height, file=io.StringIO(), record=True,
-                      force_terminal=True, color_system="truecolor", legacy_windows=False)
-    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
-    return console.export_text(styles=False).splitlines()
+    """the whole screen as text, a line each, read from Textual's screenshot of it (an SVG: each run of text a <text>
+    at its column times the width of a character, clipped to its line)"""
+    placed: dict[int, list[tuple[int, str]]] = {}
+    width = 0.0
+    for drawn in ElementTree.fromstring(app.export_screenshot()).iter("{http://www.w3.org/2000/svg}text"):
+        clip, text = drawn.get("clip-path"), (drawn.text or "").replace("\xa0", " ").rstrip("\n")
+        if clip is None or not text:
+            continue  # the window's title, or the end of a line
+        width = width or float(drawn.get("textLength", 0)) / len(text)
+        line = int(clip.rstrip(")").rpartition("-")[2])
+        placed.setdefault(line, []).append((round(float(drawn.get("x", 0)) / width), text))
+    lines = []
+    for y in range(app.size.height):
+        line, at = "", 0
+        for x, text in sorted(placed.get(y, [])):
+            line, at = line + " " * (x - at) + text, x + cell_len(text)
+        lines.append(line + " " * (app.size.width - at))
+    return lines
 
 
 def main_lines(app: Explorer) -> list[str]:
@@ -407,7 +421,7 @@ def test_e_edits_a_cell_and_every_step_shows_what_run_shows_for_the_edited_probl
         await press(pilot, *"-1.5", "enter")
         assert app.session.problem.x[1, 1] == -1.5 and "X[2, 2] = -1.5" in status(app)[1]
         await press(pilot, "w")
-        await press(pilot, "ctrl+u", *str(edited), "enter")
+        await press(pilot, "ctrl+u", *edited.name, "enter")  # in the folder w writes to
         assert edited.exists()
         run = tables_run(attntrace, edited)
         after = trace(read(str(edited), {})[0])
@@ -425,7 +439,7 @@ def test_e_edits_a_cell_and_every_step_shows_what_run_shows_for_the_edited_probl
                 x, y = where(app, Selected(*sorted(want)[0]))
                 assert app.screen.get_style_at(x, y).bgcolor.get_truecolor() == CHANGED.bgcolor.get_truecolor()
 
-    drive(script)
+    drive(script, folder=tmp_path)
 
 
 def test_e_on_a_weight_and_on_a_computed_cell(attntrace, tmp_path):
