@@ -12,6 +12,7 @@ from attntrace.core.problem import BIASES, MATRICES, Problem
 
 if TYPE_CHECKING:
     from attntrace.checkpoints.head import ModelHead
+    from attntrace.core.flash import Flash
 
 
 class Trace(core_trace.Trace):
@@ -77,23 +78,44 @@ def trace(problem: Problem | None = None, *, query: int | None = None, carry_rou
     carry_rounding: round every intermediate to this many decimals and carry it on, as a hand calculation does.
     """
     from attntrace.core.engine import trace as trace_problem
-    from attntrace.files.problemfile import from_dict
     from attntrace.memory import check_trace
+
+    problem = _given(problem, given, "trace()")
+    check_trace(problem, query)
+    return Trace.of(trace_problem(problem, query=query, carry_rounding=carry_rounding))
+
+
+def _given(problem: Problem | None, given: dict[str, Any], origin: str) -> Problem:
+    """the problem, or one built from the keyword arguments, with them in place of its own"""
+    from attntrace.files.problemfile import from_dict
 
     data = {key: _plain(value) for key, value in given.items()}
     if problem is None:
-        problem = from_dict(data, "trace()") if data else load(None)
-    elif data:
-        from attntrace.render.jsonform import problem_to_dict
+        return from_dict(data, origin) if data else load(None)
+    if not data:
+        return problem
+    from attntrace.render.jsonform import problem_to_dict
 
-        merged = {**problem_to_dict(problem), **data}
-        for key in MATRICES + BIASES:
-            value = getattr(problem, key)
-            if key not in data and value is not None:
-                merged[key] = value  # exactly, not through JSON numbers
-        problem = from_dict(merged, "trace()")
+    merged = {**problem_to_dict(problem), **data}
+    for key in MATRICES + BIASES:
+        value = getattr(problem, key)
+        if key not in data and value is not None:
+            merged[key] = value  # exactly, not through JSON numbers
+    return from_dict(merged, origin)
+
+
+def flash(problem: Problem | None = None, *, block: int | None = None, query: int | None = None,
+          **given: Any) -> Flash:
+    """FlashAttention's online softmax for every input, or only input `query` (from 1): per head and query the running
+    maximum, rescale factor, running sum and output after each block of `block` keys (None: two blocks), O / ℓ at
+    the end, and its largest difference from step 7's output (max_diff). problem and keywords as trace() takes them."""
+    from attntrace.core.engine import trace as trace_problem
+    from attntrace.core.flash import flash as online
+    from attntrace.memory import check_trace
+
+    problem = _given(problem, given, "flash()")
     check_trace(problem, query)
-    return Trace.of(trace_problem(problem, query=query, carry_rounding=carry_rounding))
+    return online(Trace.of(trace_problem(problem, query=query)), block)
 
 
 def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: int | None = 1, *,

@@ -110,6 +110,15 @@ def explain(**given: Any) -> None:
     _traced(g, g.input_, explain=True)
 
 
+@takes("file", "block", "input_:flash", "fmt", "precision", "output", "colour", "ascii_", *PROBLEM, *MATRICES)
+def flash(**given: Any) -> None:
+    from attntrace.cli.flashing import flash as online
+
+    g = Given(given)
+    distinct(g.outputs(), [g.file, *g.matrices().values()])
+    online(_env(), g)
+
+
 @takes("name:experiment", "file", "fmt:experiment", "precision", "output", "colour", *EXPORTS)
 def experiment(**given: Any) -> None:
     from attntrace.core import experiments

@@ -26,6 +26,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
              f"{FILE_OR_X}\n\n" + N_("Example: attntrace step samples/scaled.json --input 2")),
     'explain': (N_("Every cell's arithmetic for one input."),
                 f"{FILE_OR_X}\n\n" + N_("Example: attntrace explain --input 1")),
+    'flash': (N_("The softmax a block of keys at a time, as FlashAttention runs it."),
+              f"{FILE_OR_X}\n\n" + N_("Example: attntrace flash samples/causal.json --block 2 --input 3")),
     'experiment': (N_("Run one of four experiments on a problem."),
                    f"{EXPERIMENTS}\n\n{FILE}\n\n" + N_("Example: attntrace experiment symmetric samples/scaled.json")),
     'validate': (N_("Check a problem and print its shapes."),
@@ -59,6 +61,8 @@ HELP = {
     'run': N_("The eight steps for every input."),
     'step': N_("Steps 4 to 7 for one input, after a reminder of q, K and V."),
     'explain': N_("Every cell's arithmetic for one input, as a student writes it (same as step --explain)."),
+    'flash': N_("FlashAttention's online softmax for each query: per block of keys the running maximum m, the rescale "
+                "factor, the running sum ℓ and the unnormalised output O, then O / ℓ beside step 7's output."),
     'experiment': N_("Run one of four experiments on a problem: symmetric, permute, similarity or temperature."),
     'validate': N_("Check a problem and print its shapes, without computing anything."),
     'schema': N_("Print the JSON Schema of a problem file."),

@@ -211,6 +211,11 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
     "no_special:model": (Annotated[bool, typer.Option("--no-special", help=N_(
         "Leave the special tokens the tokenizer adds ([CLS], [SEP], <s>) out of the who-attends-to-whom lists; the "
         "weights stay the model's own."))], False),
+    "block": (Annotated[Optional[int], typer.Option("--block", "-b", min=1, show_default=False, help=N_(
+        "Keys per block, 1 or more (the last block may be shorter). Default: half the keys, rounded up: two blocks."))],
+              None),
+    "input_:flash": (Annotated[Optional[int], typer.Option("--input", "-i", show_default=False, help=N_(
+        "Only this input's query, from 1."))], None),
     "input_:explore": (Annotated[Optional[int], typer.Option("--input", "-i", show_default=False, help=N_(
         "The input steps 4 to 7 follow first, from 1."))], None),
 }
