@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 __version__ = "0.1.0"
-__all__ = ["AttntraceError", "Problem", "Trace", "flash", "load", "model_head", "trace"]
+__all__ = ["AttntraceError", "Problem", "Trace", "decode", "flash", "load", "model_head", "trace"]
 
 
 def __getattr__(name: str) -> Any:
     """the library's names, imported on first use so that `attntrace --version` stays quick"""
-    if name in ("trace", "load", "model_head", "flash"):
+    if name in ("trace", "load", "model_head", "flash", "decode"):
         from attntrace import api
 
         return getattr(api, name)

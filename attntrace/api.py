@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from attntrace.core import decode as core_decode
 from attntrace.core import trace as core_trace
 from attntrace.core.problem import BIASES, MATRICES, Problem
 
@@ -116,6 +118,51 @@ def flash(problem: Problem | None = None, *, block: int | None = None, query: in
     problem = _given(problem, given, "flash()")
     check_trace(problem, query)
     return online(Trace.of(trace_problem(problem, query=query)), block)
+
+
+class Decoding(core_decode.Decoded):
+    """decoding with a KV cache as the library hands it out: the core's data, with its JSON form and what the command
+    line prints for it"""
+
+    def to_dict(self) -> dict[str, Any]:
+        """the documented JSON form (attntrace decode --format json)"""
+        from attntrace.render.decodeform import decode_to_dict
+
+        return decode_to_dict(self)
+
+    def render(self, format: str = "plain", precision: int = 4) -> str:
+        """what attntrace decode prints"""
+        from attntrace.render.document import FORMATS, Document, Style, render
+
+        if format not in FORMATS:
+            from attntrace.errors import AttntraceError
+            from attntrace.language import _
+
+            raise AttntraceError(_('unknown format "{format}"; use {formats}').format(format=format,
+                                                                                       formats=", ".join(FORMATS)))
+        from attntrace.views.decode import decode_steps
+        from attntrace.views.describe import shown_name
+
+        document = Document(decode_steps(self), self.to_dict(), title=shown_name(self.problem.name))
+        return "".join(render(document, format, Style(precision)))
+
+
+def decode(problem: Problem | None = None, *, window: int | None = None, sinks: int = 0, query: int | None = None,
+           sink: float | Sequence[float] | None = None, **keys: Any) -> Decoding:
+    """decoding with a KV cache: each step's cache, weights and output, per head, and its cost.
+
+    problem and keys as trace() takes them; window: keep the last W tokens (query t sees t − W + 1 … t); sinks: with a
+    window, also keep tokens 1 … S; query: only the step of this token (from 1); sink: a learned sink logit, one
+    number or one per head (default the problem's own, if it has one).
+    """
+    from dataclasses import fields
+
+    from attntrace.memory import check_trace
+
+    problem = _given(problem, keys, "decode()")
+    check_trace(problem)
+    decoded = core_decode.decode(problem, window=window, sinks=sinks, position=query, sink=sink)
+    return Decoding(**{f.name: getattr(decoded, f.name) for f in fields(decoded)})
 
 
 def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: int | None = 1, *,

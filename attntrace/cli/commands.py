@@ -321,6 +321,15 @@ def explore(**given: Any) -> None:
         raise typer.Exit(code)
 
 
+@takes("file", "window:decode", "sinks", "input_:decode", "fmt", "precision", "output", "colour", "ascii_")
+def decode(**given: Any) -> None:
+    from attntrace.cli.decoding import decode as decoding
+
+    g = Given(given)
+    distinct(g.outputs(), [g.file])
+    decoding(_env(), g.file, g.window, g.sinks, g.input_, g.opts())
+
+
 def build(names: Sequence[str] | None = None) -> typer.Typer:
     """the app with the named commands (default: all); typer inspects every command's signature when it starts"""
     commands = globals()

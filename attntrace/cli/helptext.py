@@ -54,6 +54,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 f"{FILE_OR_X}\n\n" + N_("Keys: arrows or n/p step, up/down or 1-9 pick the input, Tab and Enter show a "
                                         "cell's arithmetic, e edits, u undoes, ? lists every key, q quits.") + "\n\n"
                 + N_("Example: attntrace explore samples/scaled.json --input 2")),
+    'decode': (N_("Generate token by token against a KV cache."),
+               f"{FILE}\n\n" + N_("Example: attntrace decode samples/causal.json --window 2 --sinks 1")),
 }
 
 # each command's own --help starts with (paragraphs looked up one by one, as the epilogs')
@@ -79,4 +81,7 @@ HELP = {
                 "in numpy (no torch, no network)."),
     'explore': N_("Step through a trace in the terminal: go back, follow an input, see a cell's arithmetic, edit a "
                   "number."),
+    'decode': N_("Decode a self-attention problem token by token with a KV cache (with --window, a rolling buffer; "
+                 "with --sinks, StreamingLLM's sink tokens): each step's cache, weights, output and cost, checked "
+                 "against causal attention over the whole sequence."),
 }

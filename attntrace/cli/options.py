@@ -218,6 +218,12 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
         "Only this input's query, from 1."))], None),
     "input_:explore": (Annotated[Optional[int], typer.Option("--input", "-i", show_default=False, help=N_(
         "The input steps 4 to 7 follow first, from 1."))], None),
+    "window:decode": (Annotated[Optional[int], typer.Option("--window", show_default=False, help=N_(
+        "Keep the last W tokens in a rolling buffer of W slots: query t sees keys t - W + 1 … t."))], None),
+    "sinks": (Annotated[int, typer.Option("--sinks", help=N_(
+        "With --window: also keep tokens 1 … S for good (StreamingLLM's attention sinks)."))], 0),
+    "input_:decode": (Annotated[Optional[int], typer.Option("--input", "-i", show_default=False, help=N_(
+        "Show only the step that generates this token, from 1."))], None),
 }
 TRACED = (*SHOWN, *PROBLEM, "output", "colour", *MATRICES, *EXPORTS)  # run's, step's and explain's, in their order
 HEAD = ("input_:token", "extract", "who", "all_heads", "explore_")  # model and bert's own, after the sentence and layer/head

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from types import ModuleType
 
-_MODULES = ("arithmetic", "attention", "engine", "experiments", "flash", "generate", "intermediates", "masks",
+_MODULES = ("arithmetic", "attention", "decode", "engine", "experiments", "flash", "generate", "intermediates", "masks",
             "overflow", "problem", "schema", "trace", "variants", "who")
 
 

@@ -1,0 +1,38 @@
+"""What `attntrace decode` does once its options are read: read the problem, decode it against a KV cache, show the
+steps or the JSON form."""
+
+from __future__ import annotations
+
+from attntrace.cli.output import OutputOptions, show
+from attntrace.cli.terminal import Environment
+from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.render.document import Document
+
+
+def decode(env: Environment, file: str | None, window: int | None, sinks: int, position: int | None,
+           opts: OutputOptions) -> None:
+    """`attntrace decode`: each step of decoding the problem in file (None: the built-in example)"""
+    from attntrace.cli.tracing import problem
+    from attntrace.core.decode import decode as decoded
+    from attntrace.core.problem import problem_error
+    from attntrace.files.problemfile import origin
+    from attntrace.memory import check_trace
+    from attntrace.views.describe import shown_name
+
+    p = problem(file, env)
+    check_trace(p)  # each step's weights are kept, as a trace's are
+    try:
+        d = decoded(p, window=window, sinks=sinks, position=position)
+    except OutOfRange:
+        raise
+    except AttntraceError as e:  # an option's value is the option's to name; the file's content, the file's
+        raise (e if e.exit_code == 2 else problem_error(origin(file, {}), e)) from None
+    title = shown_name(p.name)
+    if opts.resolved_format(env) == "json":
+        from attntrace.render.decodeform import decode_to_dict
+
+        show(env, Document(data=decode_to_dict(d), title=title), opts)
+        return
+    from attntrace.views.decode import decode_steps
+
+    show(env, Document(decode_steps(d), title=title), opts)

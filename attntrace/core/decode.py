@@ -1,0 +1,284 @@
+"""Decoding with a KV cache: the tokens of a self-attention problem generated one at a time, each new token's k and v
+appended to a cache (a rolling buffer with a window, with StreamingLLM's sink tokens kept for good) before its query is
+scored against it. Every step is checked against the same row of attention over the whole sequence. Pure numpy."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from attntrace.core.attention import heads as attention_heads
+from attntrace.core.attention import softcap
+from attntrace.core.problem import Dims, Problem, divisor
+from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.language import N_, _
+
+TOLERANCE = 1e-12  # how far a step's output may be from the same row of attention over the whole sequence
+
+
+def sink_softmax(z: np.ndarray, sink: float | None) -> tuple[np.ndarray, float]:
+    """softmax over the logits z [m] with a learned sink logit in the denominator and no value: the weights (summing to
+    less than 1) and the sink's share (1 − their sum); -inf in z is a key left out, a sink of None or -inf is none"""
+    with np.errstate(all="ignore"):
+        top = max(float(np.max(z)) if z.size else -math.inf, -math.inf if sink is None else sink)
+        if not math.isfinite(top):
+            return np.zeros_like(z), 0.0
+        e = np.exp(z - top)
+        e_sink = 0.0 if sink is None else math.exp(sink - top)
+        total = float(np.sum(e)) + e_sink
+        return e / total, e_sink / total
+
+
+@dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
+class DecodeStep:
+    """one head at step t: the new token's q, k, v, the cache after k and v joined it, and q_t scored against it"""
+
+    t: int  # the position generated, from 1
+    q: np.ndarray  # [d_k] q_t as scored (turned by position with rope)
+    k: np.ndarray  # [d_k] k_t as cached (turned by position with rope)
+    v: np.ndarray  # [d_v]
+    cache: tuple[int, ...]  # the positions (from 1) held after the step, in slot order
+    scores: np.ndarray  # [len(cache)] q_t · k_j
+    scaled: np.ndarray  # [len(cache)] scores / s (+ ALiBi bias, soft-capped): the logits
+    weights: np.ndarray  # [len(cache)] the softmax (with the sink in its denominator)
+    output: np.ndarray  # [d_v] Σ_j w_j · v_j
+    sink_weight: float | None  # with a sink logit: the weight it takes (1 − Σ weights)
+    evicted: int | None  # the position (from 1) whose slot k_t and v_t took, if any
+
+
+@dataclass(frozen=True)
+class Cost:
+    """what step t costs: the cache's size after it, and its multiply-adds with the cache and recomputing K and V"""
+
+    t: int
+    numbers: int  # K and V held: c · kv_heads · (d_k + d_v)
+    with_cache: int  # d_model · (heads · d_k + kv_heads · (d_k + d_v)) + heads · c · (d_k + d_v)
+    recomputed: int  # d_model · (heads · d_k + c · kv_heads · (d_k + d_v)) + heads · c · (d_k + d_v)
+
+    @property
+    def float16(self) -> int:
+        return 2 * self.numbers
+
+    @property
+    def float32(self) -> int:
+        return 4 * self.numbers
+
+
+@dataclass(frozen=True, eq=False)
+class DecodeHead:
+    head: int  # from 0
+    kv_block: int  # the key/value block (from 0) whose cache it reads
+    sink: float | None
+    steps: tuple[DecodeStep, ...]
+    k: np.ndarray  # [positions decoded, d_k] each position's key as it was cached (a row never changes once cached)
+    v: np.ndarray  # [positions decoded, d_v]
+
+    def cached(self, step: DecodeStep) -> tuple[np.ndarray, np.ndarray]:
+        """the K and V the cache held after the step, in slot order: [len(cache), d_k], [len(cache), d_v]"""
+        rows = np.array(step.cache) - 1
+        return self.k[rows], self.v[rows]
+
+
+@dataclass(frozen=True, eq=False)
+class Decoded:
+    """every step of every head, the costs, and how far the outputs are from attention over the whole sequence"""
+
+    problem: Problem
+    dims: Dims
+    window: int | None
+    sinks: int
+    steps: tuple[int, ...]  # the positions shown (from 1): every one, or the one asked for
+    heads: tuple[DecodeHead, ...]
+    costs: tuple[Cost, ...]  # one per position shown
+    output: np.ndarray  # [len(steps), d_out] each step's output (the heads side by side, through W_O if given)
+    reference: np.ndarray  # [len(steps), d_out] the same rows of attention over the whole sequence
+    max_diff: float  # the largest difference between them, over every head and the output
+
+    @property
+    def slots(self) -> int | None:
+        """the cache's size in positions: sinks + window, or None (it grows by one a step)"""
+        return None if self.window is None else self.sinks + self.window
+
+
+def kept(t: int, window: int | None, sinks: int) -> list[int]:
+    """the positions (from 1) query t sees, in position order: 1 … t; with a window t − W + 1 … t, and 1 … S too"""
+    if window is None:
+        return list(range(1, t + 1))
+    return sorted(set(range(1, min(sinks, t) + 1)) | set(range(max(1, t - window + 1), t + 1)))
+
+
+def slot(position: int, window: int | None, sinks: int) -> int:
+    """the cache slot (from 0) of a position (from 1): slot t − 1 without a window; sink tokens 1 … S keep slots 0 …
+    S − 1; any later token t goes to S + (t − S − 1) mod W, over the oldest (Mistral's rolling buffer when S = 0)"""
+    if window is None or position <= sinks:
+        return position - 1
+    return sinks + (position - sinks - 1) % window
+
+
+def allowed(n: int, window: int | None, sinks: int) -> np.ndarray:
+    """[n, n] True where query i (from 0) sees key j: causal, within the window, or a sink"""
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]
+    seen = j <= i
+    if window is not None:
+        seen &= (i - j < window) | (j < sinks)
+    return seen
+
+
+def check(problem: Problem, window: int | None, sinks: int, position: int | None) -> None:
+    """the problem and the options fit decoding, or one line that names what does not"""
+    if problem.source is not None:
+        raise AttntraceError(_("decode generates a sequence from itself: it needs self-attention (remove source)"))
+    others = [name for name in problem.masks if name != "causal"]
+    if others:
+        raise AttntraceError(_('decode is causal and keeps its own window (--window W); remove mask "{mask}" from the '
+                               "problem").format(mask=others[0]))
+    n = problem.dims.n
+    if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 1):
+        raise AttntraceError(_("--window {value} must be a whole number of at least 1").format(value=window), 2)
+    if isinstance(sinks, bool) or not isinstance(sinks, int) or sinks < 0:
+        raise AttntraceError(_("--sinks {value} must be a whole number of at least 0").format(value=sinks), 2)
+    if sinks and window is None:
+        raise AttntraceError(_("--sinks keeps the first tokens beside a window: add --window W"), 2)
+    if sinks and sinks >= n:
+        raise AttntraceError(_("--sinks {sinks} would keep every one of the {n} tokens; give fewer than {n}").format(
+            sinks=sinks, n=n), 2)
+    if position is not None and not 1 <= position <= n:
+        raise OutOfRange(N_("query"), position, n, N_("this problem has inputs"))
+
+
+def sink_logits(problem: Problem, sink: float | Sequence[float] | None, heads: int) -> tuple[float | None, ...]:
+    """one sink logit per head (None: no sink); a single number is every head's; default the problem's own"""
+    if sink is None:
+        sink = getattr(problem, "sink", None)
+    if sink is None:
+        return (None,) * heads
+    values = [sink] * heads if isinstance(sink, (int, float)) else list(sink)
+    if len(values) != heads:
+        raise AttntraceError(_("sink has {count} values but the problem has {heads} heads; give one per head").format(
+            count=len(values), heads=heads))
+    out: list[float | None] = []
+    for value in values:
+        if value is None:
+            out.append(None)
+            continue
+        number = float(value)
+        if math.isnan(number) or number == math.inf:
+            raise AttntraceError(_("sink = {value} must be a number (or -inf for none)").format(value=value))
+        out.append(None if number == -math.inf else number)
+    return tuple(out)
+
+
+def decode(problem: Problem, window: int | None = None, sinks: int = 0, position: int | None = None,
+           sink: float | Sequence[float] | None = None) -> Decoded:
+    """decode every position of a self-attention problem (position: show only that one, from 1) against a KV cache"""
+    check(problem, window, sinks, position)
+    with np.errstate(all="ignore"):
+        return _decode(problem, window, sinks, position, sink_logits(problem, sink, problem.dims.heads))
+
+
+def _decode(problem: Problem, window: int | None, sinks: int, position: int | None,
+            sinks_logit: tuple[float | None, ...]) -> Decoded:
+    d = problem.dims
+    s = divisor(problem, d.d_k)
+    rope, cap = problem.rope, problem.softcap
+    if rope is not None or problem.alibi:
+        from attntrace.core import variants
+    if rope is not None:
+        at = np.arange(d.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)
+        turns = rope.pair_frequencies(d.d_k)
+    slopes = variants.alibi_slopes(d.heads) if problem.alibi else None
+    size = d.n if window is None else min(d.n, sinks + window)  # the cache's slots
+    k_slots = np.zeros((d.kv_heads, size, d.d_k))  # the rolling buffer
+    v_slots = np.zeros((d.kv_heads, size, d.d_v))
+    held = [0] * size  # the position (from 1) in each slot; 0: empty
+    last = d.n if position is None else position
+    shown = tuple(range(1, d.n + 1)) if position is None else (position,)
+    k_rows, v_rows = np.zeros((d.kv_heads, last, d.d_k)), np.zeros((d.kv_heads, last, d.d_v))  # by position
+    by_head: list[list[DecodeStep]] = [[] for _ in range(d.heads)]
+    costs = []
+    for t in range(1, last + 1):
+        x = problem.x[t - 1:t]  # [1, d_model] the new token
+        q_all = _projected(x, problem.w_q, problem.b_q)[0]  # [heads · d_k]
+        k_all = _projected(x, problem.w_k, problem.b_k)[0]  # [kv_heads · d_k]
+        v_all = _projected(x, problem.w_v, problem.b_v)[0]  # [kv_heads · d_v]
+        angles = variants.angles(at[t - 1:t], turns) if rope is not None else None  # [1, d_k/2]
+        where = slot(t, window, sinks)
+        evicted = held[where] or None
+        held[where] = t
+        for g in range(d.kv_heads):  # k_t and v_t join the cache before q_t is scored: it sees itself
+            k_new = k_all[g * d.d_k:(g + 1) * d.d_k]
+            if angles is not None:
+                k_new = variants.rotate(k_new[None, :], angles, rope.pairs)[0]  # type: ignore[union-attr]
+            k_slots[g, where] = k_rows[g, t - 1] = k_new
+            v_slots[g, where] = v_rows[g, t - 1] = v_all[g * d.d_v:(g + 1) * d.d_v]
+        filled = min(t, size)  # slots fill in order: 0 … t − 1 until the buffer is full
+        if t not in shown:
+            continue
+        cache = tuple(held[:filled])
+        positions = np.array(cache, dtype=np.float64)
+        for a in range(d.heads):
+            g = d.kv_block(a)
+            q = q_all[a * d.d_k:(a + 1) * d.d_k]
+            if angles is not None:
+                q = variants.rotate(q[None, :], angles, rope.pairs)[0]  # type: ignore[union-attr]
+            scores = k_slots[g, :filled] @ q  # [c]
+            scaled = scores / s if s != 1.0 else scores
+            if slopes is not None:
+                scaled = scaled + -float(slopes[a]) * np.abs(t - positions)
+            if cap is not None:
+                scaled = softcap(scaled, cap)
+            weights, sink_weight = sink_softmax(scaled, sinks_logit[a])
+            by_head[a].append(DecodeStep(
+                t=t, q=q, k=k_rows[g, t - 1], v=v_rows[g, t - 1], cache=cache, scores=scores, scaled=scaled,
+                weights=weights, output=weights @ v_slots[g, :filled],
+                sink_weight=None if sinks_logit[a] is None else sink_weight, evicted=evicted))
+        c = len(cache)
+        attend = d.heads * c * (d.d_k + d.d_v)
+        costs.append(Cost(t, c * d.kv_heads * (d.d_k + d.d_v),
+                          d.d_model * (d.heads * d.d_k + d.kv_heads * (d.d_k + d.d_v)) + attend,
+                          d.d_model * (d.heads * d.d_k + c * d.kv_heads * (d.d_k + d.d_v)) + attend))
+    rows = np.array(shown) - 1
+    per_head = [np.array([step.output for step in steps]) for steps in by_head]  # [len(shown), d_v] each
+    reference_heads = whole_sequence(problem, window, sinks, sinks_logit, rows)
+    output, reference = _final(problem, per_head), _final(problem, reference_heads)
+    worst = max([_diff(output, reference), *(_diff(a, b) for a, b in zip(per_head, reference_heads))])
+    return Decoded(problem, d, window, sinks, shown,
+                   tuple(DecodeHead(a, d.kv_block(a), sinks_logit[a], tuple(steps), k_rows[d.kv_block(a)],
+                                    v_rows[d.kv_block(a)]) for a, steps in enumerate(by_head)),
+                   tuple(costs), output, reference, worst)
+
+
+def whole_sequence(problem: Problem, window: int | None, sinks: int, sink: tuple[float | None, ...],
+                   rows: np.ndarray) -> list[np.ndarray]:
+    """each head's output rows (from 0) of attention over the whole sequence at once, with decoding's mask: the rows
+    every decoding step must equal"""
+    d = problem.dims
+    plain = replace(problem, mask=()) if problem.mask else problem
+    x = problem.x[rows]
+    q_all = _projected(x, problem.w_q, problem.b_q)
+    k_all = _projected(problem.x, problem.w_k, problem.b_k)
+    v_all = _projected(problem.x, problem.w_v, problem.b_v)
+    seen = allowed(d.n, window, sinks)[rows]
+    computed = attention_heads(plain, d, rows, q_all, k_all, v_all, seen, divisor(problem, d.d_k))
+    if all(logit is None for logit in sink) and getattr(problem, "sink", None) is None:
+        return [head.attended.output for head in computed]
+    return [np.array([sink_softmax(row, sink[a])[0] for row in head.attended.scaled]) @ head.v
+            for a, head in enumerate(computed)]
+
+
+def _projected(x: np.ndarray, w: np.ndarray | None, b: np.ndarray | None) -> np.ndarray:
+    y = x if w is None else x @ w
+    return y if b is None else y + b
+
+
+def _final(problem: Problem, per_head: list[np.ndarray]) -> np.ndarray:
+    """the heads' outputs side by side, through W_O when the problem has it"""
+    concat = np.concatenate(per_head, axis=1) if len(per_head) > 1 else per_head[0]
+    return concat if problem.w_o is None else _projected(concat, problem.w_o, problem.b_o)
+
+
+def _diff(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.max(np.abs(a - b))) if a.size else 0.0
