@@ -157,7 +157,8 @@ def schema() -> None:
 SIZES = ("tokens", "d_model", "d_k", "d_v", "heads:sizes", "init")
 
 
-@takes(*SIZES, "seed:new", "labels", "kv_heads", "rope", "alibi", "softcap", "scale:drawn", "output")
+@takes(*SIZES, "seed:new", "labels", "kv_heads", "rope", "alibi", "softcap", "sink", "scale:drawn",
+       "output")
 def new(**given: Any) -> None:
     from dataclasses import replace
 
@@ -174,7 +175,7 @@ def new(**given: Any) -> None:
     try:
         problem = random_problem(n=g.tokens, d_model=g.d_model, d_k=g.d_k, d_v=g.d_v, heads=g.heads, init=g.init,
                                  seed=g.seed, tokens=names, kv_heads=g.kv_heads, rope=g.rope, alibi=g.alibi,
-                                 softcap=g.softcap, fits=fits_new)
+                                 softcap=g.softcap, sink=g.sink, fits=fits_new)
     except AttntraceError as e:
         raise AttntraceError(f"new: {_sizes_given()}{e}", exit_code=2) from None  # every size comes from an option
     if g.scale is not None:

@@ -36,6 +36,12 @@ def _positive(value: Optional[float]) -> Optional[float]:
     return value
 
 
+def finite(value: Optional[float]) -> Optional[float]:
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(_("{value} must be a finite number").format(value=value))
+    return value
+
+
 def finite_positive(value: Optional[float]) -> Optional[float]:
     if value is not None and not (math.isfinite(value) and value > 0):
         raise typer.BadParameter(_("{value} must be a finite number above 0").format(value=value))
@@ -160,6 +166,8 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
         "Add the ALiBi bias -slope · |i - j| to the scaled scores."))], False),
     "softcap": (Annotated[Optional[float], typer.Option("--softcap", callback=finite_positive, show_default=False,
                                                         help=N_("Soft-cap the scores: c · tanh(score / c)."))], None),
+    "sink": (Annotated[Optional[float], typer.Option("--sink", callback=finite, show_default=False, help=N_(
+        "A learned sink logit for every head: one more score in each row's softmax, with no value."))], None),
     "paths": (Annotated[list[str], typer.Argument(show_default=False, help=N_(
         "Answer sheets: JSON in the --format json layout (any subset, or one input's), a directory of q.csv ... "
         "output.csv, a filled-in worksheet (.md or .txt), or a directory of sheets. A path holding a problem (JSON "

@@ -18,8 +18,11 @@ if TYPE_CHECKING:
     from attntrace.core.problem import Dims, Problem
 
 
-def softmax(z: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
-    """stable softmax over the last axis; a row with no allowed cell is all zeros, never NaN (finite z never gives NaN)"""
+def softmax(z: np.ndarray, allowed: np.ndarray | None = None, sink: float | None = None) -> np.ndarray:
+    """stable softmax over the last axis; a row with no allowed cell is all zeros, never NaN (finite z never gives NaN).
+    sink: a learned logit in every row's denominator that takes no value, so a row's weights sum to less than 1"""
+    if sink is not None:
+        return sunk(z, allowed, sink)[0]
     with np.errstate(all="ignore"):
         if allowed is None:
             exp_z = np.exp(z - np.max(z, axis=-1, keepdims=True))
@@ -31,19 +34,33 @@ def softmax(z: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
         return np.divide(exp_z, total, out=np.zeros_like(exp_z), where=total > 0)
 
 
-def softmax_written(z: list[Decimal]) -> list[Decimal]:
+def sunk(z: np.ndarray, allowed: np.ndarray | None, sink: float) -> tuple[np.ndarray, np.ndarray]:
+    """softmax with a sink logit: the weights over the last axis and each row's sink weight (the rest of 1), both from
+    e^(z - max(max z, sink)); a row with no allowed cell gives all its weight to the sink"""
+    with np.errstate(all="ignore"):
+        if allowed is not None:
+            z = np.where(allowed, z, -np.inf)
+        top = np.maximum(np.max(z, axis=-1, keepdims=True), sink)  # [..., 1] finite: the sink is
+        exp_z, exp_sink = np.exp(z - top), np.exp(sink - top)
+        total = np.sum(exp_z, axis=-1, keepdims=True) + exp_sink
+        return exp_z / total, (exp_sink / total)[..., 0]
+
+
+def softmax_written(z: list[Decimal], sink: Decimal | None = None) -> list[Decimal]:
     """the softmax of scores as written, in decimal: e^z_j / Σ e^z to 45 decimals (far below any rounding digit a table
     shows), e^z and the quotients to 60 significant digits; what explain writes beside each weight. The caller's
-    context (arithmetic.written()) makes z_j - max z and the sum exact."""
+    context (arithmetic.written()) makes z_j - max z and the sum exact. sink: one more logit in the denominator (the
+    sink weight is softmax_written([*z, sink])[-1])."""
     from decimal import Context, Decimal
 
-    if not z:
+    logits = z if sink is None else [*z, sink]
+    if not logits:
         return []
     digits = Context(prec=60, Emax=10**6, Emin=-10**6)
-    top = max(z)
-    exps = [digits.exp(value - top) for value in z]
+    top = max(logits)
+    exps = [digits.exp(value - top) for value in logits]
     total = sum(exps, Decimal(0))
-    return [digits.divide(e, total).quantize(Decimal(1).scaleb(-45), context=digits) for e in exps]
+    return [digits.divide(e, total).quantize(Decimal(1).scaleb(-45), context=digits) for e in exps[:len(z)]]
 
 
 def softcap(z: np.ndarray, cap: float) -> np.ndarray:
@@ -88,14 +105,16 @@ class Attended:
     weights: np.ndarray  # [n_q, m] softmax rows, 0 where masked
     output: np.ndarray  # [n_q, d_v] Σ_j w_ij · v_j
     uncapped: np.ndarray | None = None  # [n_q, m] with a soft-cap: the logits before it, -inf where masked
+    sink_weight: np.ndarray | None = None  # [n_q] with a sink logit: the weight each row gives the sink
 
 
 def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed: np.ndarray | None = None,
            bias: np.ndarray | None = None, cap: float | None = None, arithmetic: Exact = EXACT,
-           watch: Watch | None = None, head: int = 0) -> Attended:
+           watch: Watch | None = None, head: int = 0, sink: float | None = None) -> Attended:
     """softmax(cap(Q K^T / s + bias)) V, every stage kept: [n_q, d_k], [m, d_k], [m, d_v] -> [n_q, d_v].
     allowed: [n_q, m] False where a key is masked (None: nothing is); bias: [n_q, m] added to the scaled scores;
-    cap: the soft-cap c. watch (with the head's number) sees each stage as it is made."""
+    cap: the soft-cap c; sink: a logit in every row's denominator with no value. watch (with the head's number) sees
+    each stage as it is made."""
     with np.errstate(all="ignore"):  # a cell that is not finite is the watch's to name, never a numpy warning
         scores = arithmetic.affine(q, k.T, None)  # [n_q, d_k] @ [d_k, m] -> [n_q, m]
         if watch:
@@ -110,7 +129,12 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed:
         uncapped = None
         if cap is not None:
             uncapped, scaled = scaled, arithmetic.rounded(softcap(scaled, cap))
-        weights = arithmetic.rounded(softmax(scaled, allowed))  # e^z is transcendental: float64, its result rounded
+        sink_weight = None
+        if sink is None:
+            weights = arithmetic.rounded(softmax(scaled, allowed))  # e^z is transcendental: float64, its result rounded
+        else:
+            weights, sink_weight = sunk(scaled, allowed, sink)
+            weights, sink_weight = arithmetic.rounded(weights), arithmetic.rounded(sink_weight)
         if watch:
             watch.weights(head, weights)
         if allowed is not None:
@@ -119,7 +143,7 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed:
         output = arithmetic.dot(weights, v)  # [n_q, m] @ [m, d_v] -> [n_q, d_v]
         if watch:
             watch.output(head, weights, v, output)
-    return Attended(scores, scaled, weights, output, uncapped)
+    return Attended(scores, scaled, weights, output, uncapped, sink_weight)
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,7 +165,7 @@ def heads(problem: Problem, d: Dims, rows: np.ndarray, q_all: np.ndarray, k_all:
           watch: Watch | None = None) -> list[Head]:
     """every head of problem for the query rows (from 0): q_all [n_q, heads*d_k], k_all [m, kv_heads*d_k],
     v_all [m, kv_heads*d_v] as projected, allowed [n_q, m] or None"""
-    rope, cap = problem.rope, problem.softcap
+    rope, cap, sinks = problem.rope, problem.softcap, problem.sink
     if rope is not None or problem.alibi:  # imported only when a problem needs them
         from attntrace.core import variants
     if rope is not None:  # [n_q, d_k/2] and [m, d_k/2]: the angle each pair of q_i and k_j turns by
@@ -166,6 +190,6 @@ def heads(problem: Problem, d: Dims, rows: np.ndarray, q_all: np.ndarray, k_all:
             if slopes is not None:  # [n_q, m] -slope_a · |i - j|
                 bias = arithmetic.rounded(variants.alibi_bias(float(slopes[a]), rows, d.m))
             attended = attend(q if q_rotated is None else q_rotated, k if k_rotated is None else k_rotated, v, divisor,
-                              allowed, bias, cap, arithmetic, watch, a)
+                              allowed, bias, cap, arithmetic, watch, a, None if sinks is None else sinks[a])
             out.append(Head(q, k, v, q_rotated, k_rotated, bias, g, attended))
     return out

@@ -67,7 +67,9 @@ def _trace(problem: Problem, d: Dims, query: int | None, calc: Exact) -> Trace:
         for j in checked:  # step 8: each checked row recomputed on its own, q_i against every k_j, rounded as the rest
             row_allowed = None if allowed is None else allowed[j:j + 1]
             row_bias = None if head.bias is None else head.bias[j:j + 1]
-            alone = attend(q_used[j:j + 1], k_used, head.v, s, row_allowed, row_bias, problem.softcap, calc).output
+            sink = None if problem.sink is None else problem.sink[a]
+            alone = attend(q_used[j:j + 1], k_used, head.v, s, row_allowed, row_bias, problem.softcap, calc, None, a,
+                           sink).output
             say.checked(int(rows[j]), alone)
             worst = max(worst, _max_diff(seen.output[j:j + 1], alone))
         qs, ks, vs = (slice(a * d.d_k, (a + 1) * d.d_k), slice(head.kv_block * d.d_k, (head.kv_block + 1) * d.d_k),
@@ -78,6 +80,7 @@ def _trace(problem: Problem, d: Dims, query: int | None, calc: Exact) -> Trace:
             q=head.q, k=head.k, v=head.v, scores=seen.scores, scaled=seen.scaled, weights=seen.weights,
             output=seen.output, q_rotated=head.q_rotated, k_rotated=head.k_rotated, bias=head.bias,
             uncapped=seen.uncapped, kv_head=head.kv_block if d.kv_heads != d.heads else None,
+            sink_weight=seen.sink_weight,
         ))
 
     concat = np.concatenate([h.output for h in traced], axis=1) if d.heads > 1 else traced[0].output  # [n_q, heads*d_v]

@@ -43,7 +43,8 @@ def _decimals(std: float) -> int:
 def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | None = None, heads: int = 1,
                    init: str = "integers", seed: int | None = None, tokens: tuple[str, ...] | None = None,
                    kv_heads: int | None = None, rope: bool = False, alibi: bool = False,
-                   softcap: float | None = None, fits: Callable[[int, int, int, int, int], None] | None = None) -> Problem:
+                   softcap: float | None = None, sink: float | None = None,
+                   fits: Callable[[int, int, int, int, int], None] | None = None) -> Problem:
     """a problem ready to edit; integers (the default) can be computed by hand, like the worked example.
 
     d_k and d_v count every head's columns together; None gives each head 3, as the worked example has (4 with rope,
@@ -87,10 +88,12 @@ def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | N
     variants = [f"{groups} key/value block{'s' * (groups > 1)}"] if kv_heads is not None else []
     variants += [name for name, on in (("rope", rope), ("alibi", alibi)) if on]
     variants += [f"softcap {softcap:g}"] if softcap is not None else []
+    variants += [f"sink {sink:g}"] if sink is not None else []
     return Problem(
         x=x, w_q=_weights(rng, init, d_model, d_k), w_k=_weights(rng, init, d_model, d_k // heads * groups),
         w_v=_weights(rng, init, d_model, d_v // heads * groups), heads=heads, scale=init != "integers", tokens=tokens,
         kv_heads=kv_heads, rope=Rope() if rope else None, alibi=alibi, softcap=softcap,
+        sink=None if sink is None else (float(sink),) * heads,
         # the name goes into the problem file, the same in every language
         name=f"{n:,} input{'s' * (n != 1)}, d_model = {d_model}, d_k = {d_k}, d_v = {d_v}, {heads} head{'s' * (heads > 1)} "
              f"({', '.join([init, *variants])})",

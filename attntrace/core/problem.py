@@ -48,6 +48,8 @@ class Problem:
     rope: Rope | None = None  # rotary positions of q and k (True: the defaults)
     alibi: bool = False  # the ALiBi bias −slope · |i − j| added to the scaled scores
     softcap: float | None = None  # scores become c · tanh(scores / c) after scaling and bias
+    sink: tuple[float, ...] | None = None  # a learned logit per head in each row's softmax, with no value (gpt-oss); a
+    # single number is every head's
     tokens: tuple[str, ...] | None = None
     source_tokens: tuple[str, ...] | None = None
     name: str | None = None
@@ -75,6 +77,8 @@ class Problem:
                 object.__setattr__(self, key, tuple(str(t) for t in value))
         _check_lengths(self)
         object.__setattr__(self, "dims", _checked(self))
+        if self.sink is not None:
+            object.__setattr__(self, "sink", _sinks(self.sink, self.dims.heads))
 
     @property
     def kv_input(self) -> np.ndarray:
@@ -302,6 +306,31 @@ def _check_variants(problem: Problem, n: int, m: int, d_k: int) -> None:
     if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or not math.isfinite(cap)
                             or cap <= 0):
         raise AttntraceError(_("softcap = {value} must be a positive number (Gemma 2 uses 50)").format(value=said(cap)))
+
+
+def _sinks(value: Any, heads: int) -> tuple[float, ...]:
+    """the sink logit of each head: one number for every head, or a list of one per head, each finite"""
+    def number(item: Any) -> bool:
+        return isinstance(item, (int, float, np.integer, np.floating)) and not isinstance(item, (bool, np.bool_))
+
+    if number(value):
+        if not math.isfinite(value):
+            raise AttntraceError(_("sink = {value} must be a finite number (a logit, such as 0.5)").format(
+                value=said(value)))
+        return (float(value),) * heads
+    if not isinstance(value, (list, tuple, np.ndarray)) or np.ndim(value) != 1:
+        shown = _("an object") if isinstance(value, dict) else _("a list of lists") if isinstance(
+            value, (list, tuple, np.ndarray)) else said(value)[:40]
+        raise AttntraceError(_("sink = {value} must be a number (one logit for every head) or a list of one number per "
+                               "head").format(value=shown))
+    for i, item in enumerate(value):
+        if not number(item) or not math.isfinite(item):
+            raise AttntraceError(_("{key} value {index} is {value}; give a finite number").format(
+                key="sink", index=i + 1, value=said(item)[:40]))
+    if len(value) != heads:
+        raise AttntraceError(_("sink has {values} but heads = {heads}; give one per head, or one number for every "
+                               "head").format(values=counted(len(value), "value"), heads=heads))
+    return tuple(float(item) for item in value)
 
 
 def _check_settings(problem: Problem, n: int, m: int) -> None:

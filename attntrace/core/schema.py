@@ -60,6 +60,9 @@ def schema() -> dict[str, Any]:
                       "description": _("add -slope_a · |i - j| to the scaled scores, with the ALiBi paper's head slopes")},
             "softcap": {"type": "number", "exclusiveMinimum": 0,
                         "description": _("after scaling and bias the scores become c · tanh(scores / c) (Gemma 2)")},
+            "sink": {"oneOf": [_NUMBER, _VECTOR],
+                     "description": _("a learned logit joining each row's softmax with no value, so the weights sum to "
+                                    "less than 1 (gpt-oss): one number for every head, or one per head")},
             "w_o": matrix(_("output projection applied to the concatenated heads, d_v x d_out")),
             "b_o": vector(_("bias added after W_O, d_out values")),
             "scale": {"oneOf": [{"type": "boolean"}, {"type": "number", "exclusiveMinimum": 0}], "default": True,

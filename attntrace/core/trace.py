@@ -55,6 +55,7 @@ class HeadTrace:
     bias: np.ndarray | None = None  # [n_q, m] with alibi: -slope · |i - j|, added to the scaled scores
     uncapped: np.ndarray | None = None  # [n_q, m] with softcap: the logits before c · tanh(z / c)
     kv_head: int | None = None  # with grouped-query attention: the key/value block (from 0) this head reads
+    sink_weight: np.ndarray | None = None  # [n_q] with a sink logit: the weight each row gives the sink (1 - Σ weights)
 
     def __post_init__(self) -> None:
         _freeze(self)

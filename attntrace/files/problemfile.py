@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 MATRIX_KEYS = ("x", "w_q", "w_k", "w_v", "source", "w_o")
 BIAS_KEYS = ("b_q", "b_k", "b_v", "b_o")
-SETTING_KEYS = ("heads", "kv_heads", "scale", "mask", "window", "padding", "rope", "alibi", "softcap", "layout", "tokens",
-                "source_tokens", "name")
+SETTING_KEYS = ("heads", "kv_heads", "scale", "mask", "window", "padding", "rope", "alibi", "softcap", "sink", "layout",
+                "tokens", "source_tokens", "name")
 KEYS = MATRIX_KEYS + BIAS_KEYS + SETTING_KEYS
 LAYOUTS = ("x_w", "torch")
 
@@ -272,6 +272,7 @@ def _problem(data: dict[str, Any]) -> Problem:
         rope=data.get("rope"),
         alibi=data.get("alibi", False),
         softcap=_scale(data.get("softcap")),
+        sink=_sink(data.get("sink")),
         scale=_scale(data.get("scale", True)),
         mask=_masks(data),
         tokens=None if data.get("tokens") is None else values.labels(data["tokens"], "tokens"),
@@ -322,6 +323,15 @@ def _scale(value: Any) -> Any:
     """a positive number as a float; anything else as given, for the Problem to judge"""
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
     return float(value) if number and value > 0 else value
+
+
+def _sink(value: Any) -> Any:
+    """the sink as given, with a NaN or Infinity read from JSON as the float it names, for the Problem to refuse"""
+    from attntrace.files.jsonfile import Literal
+
+    if isinstance(value, list):
+        return [_sink(item) for item in value]
+    return float(value.word) if isinstance(value, Literal) else value
 
 
 def _masks(data: dict[str, Any]) -> tuple[Mask, ...]:

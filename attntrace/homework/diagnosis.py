@@ -111,6 +111,9 @@ def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, Sa
     if step == "weights":
         return [("columns", N_("softmax down the columns"),
                  Said(N_("the softmax was taken down the columns (over the queries) instead of along each row"))),
+                ("no_sink", N_("sink left out"),
+                 Said(N_("the sink was left out of the softmax's denominator: each row's weights sum to 1, where the "
+                         "sink should take its share"))),
                 *[(v, *divisor[v]) for v in divisor]]
     if step == "output" and head is not None:
         return [("k_for_v", N_("K used where V belongs"),

@@ -221,19 +221,23 @@ def _weights(work: Work, head: int, variant: str | None) -> Redo | None:
         if divided is None:
             return None
         values, eps = divided
-    elif variant in (None, "columns"):
+    elif variant in (None, "columns", "no_sink"):
         scaled = work.scaled_of(head)
         values, eps = scaled.values, scaled.eps
     else:
         return None
+    sinks = work.t.problem.sink
+    if variant == "no_sink" and sinks is None:
+        return None
+    sink = None if sinks is None or variant == "no_sink" else sinks[head - 1]  # the sink joins every row's denominator
     allowed = np.isfinite(values)
     if variant == "columns":
         if work.t.query is not None:
             return None
-        weights = softmax(values.T, allowed.T).T
+        weights = softmax(values.T, allowed.T, sink).T
         spread = np.max(np.where(allowed, eps, 0.0), axis=0, keepdims=True)
     else:
-        weights = softmax(values, allowed)
+        weights = softmax(values, allowed, sink)
         spread = np.max(np.where(allowed, eps, 0.0), axis=1, keepdims=True)
     return [weights], _softmax_bound(weights, spread)
 

@@ -23,7 +23,8 @@ Key = tuple[int | None, str]  # (head from 1, or None for the final output; an i
 # the keys of `--format json`, which a sheet may carry and which are not marked
 _TRACE_KEYS = ("format", "name", "tokens", "source_tokens", "inputs", "config", "problem", "concat", "check", "warnings")
 TOP_KEYS = ("heads", "output", "query", "precision", "student", *intermediates.KEYS[:-1], "weighted", *_TRACE_KEYS)
-HEAD_KEYS = ("head", "kv_head", "bias", *intermediates.KEYS, "weighted")  # a trace's kv_head and bias: not answers
+HEAD_KEYS = ("head", "kv_head", "bias", *intermediates.KEYS, "sink_weight", "weighted")  # a trace's kv_head, bias
+# and sink_weight: not answers
 MAX_PRECISION = 12
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 BLANKS = ("", "null", "?", "-", "n/a", "na", "____")  # a cell a CSV answer sheet leaves blank

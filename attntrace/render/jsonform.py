@@ -83,6 +83,8 @@ def problem_form(problem: Problem) -> dict[str, Any]:
         out["alibi"] = True
     if problem.softcap is not None:
         out["softcap"] = problem.softcap
+    if problem.sink is not None:  # one number when every head has the same
+        out["sink"] = problem.sink[0] if len(set(problem.sink)) == 1 else list(problem.sink)
     out["scale"] = problem.scale
     if problem.mask:
         out["mask"] = list(problem.masks)
@@ -93,13 +95,14 @@ def problem_form(problem: Problem) -> dict[str, Any]:
 
 def config(t: Trace) -> dict[str, Any]:
     d, p = t.dims, t.problem
+    sink = {} if p.sink is None else {"sink": list(p.sink)}  # each head's
     return {
         "n": d.n, "m": d.m, "d_model": d.d_model, "d_src": d.d_src, "d_k": d.d_k, "d_v": d.d_v,
         "heads": d.heads, "d_out": d.d_out, "cross": p.source is not None, "scale": p.scale,
         "divisor": t.divisor, "mask": list(p.masks), "window": p.window,
         "padding": None if p.padding is None else list(p.padding), "carry_rounding": t.carry_rounding,
         "kv_heads": d.kv_heads, "rope": None if p.rope is None else p.rope.settings(), "alibi": bool(p.alibi),
-        "softcap": p.softcap,
+        "softcap": p.softcap, **sink,
     }
 
 
@@ -142,6 +145,8 @@ def _head_form(t: Trace, a: int) -> dict[str, Any]:
         if key == "scaled" and h.bias is not None:
             out["bias"] = h.bias
         out[key] = value
+        if key == "weights" and h.sink_weight is not None:
+            out["sink_weight"] = h.sink_weight
     return {**out, "weighted": weighted, "output": output}
 
 

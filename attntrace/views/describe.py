@@ -19,6 +19,11 @@ def scale_text(scale: bool | float) -> str:
     return _("false (no scaling)") if scale is False else _("divide the scores by {scale}").format(scale=f"{scale:g}")
 
 
+def sink_text(sink: tuple[float, ...]) -> str:
+    """each head's sink logit, or the one every head shares"""
+    return f"{sink[0]:g}" if len(set(sink)) == 1 else ", ".join(f"{s:g}" for s in sink)
+
+
 def describe(problem: Problem, origin: str) -> str:
     """the problem's kind, n, m, d_model, d_k, d_v per head, heads, d_out, scale and masks, one a line"""
     d = dims(problem)
@@ -52,4 +57,7 @@ def describe(problem: Problem, origin: str) -> str:
         lines.append("alibi    " + _("-slope · |i - j| added to the scaled scores"))
     if problem.softcap is not None:
         lines.append(f"softcap  {problem.softcap:g} · tanh(score / {problem.softcap:g})")
+    if problem.sink is not None:
+        lines.append("sink     " + _("{logits}: one more logit in each row's softmax, with no value; the weights sum to "
+                                     "less than 1").format(logits=sink_text(problem.sink)))
     return "\n".join(lines) + "\n"

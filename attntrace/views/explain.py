@@ -489,11 +489,22 @@ def _softmax(t: Trace, a: int, w: _Writer) -> list[Note]:
     texts = w.texts(h.scaled[0, seen])
     powers = dict(zip(seen, texts))
     exps = _terms([f"e^{texts[k]}" for k in _shown(len(seen))], len(seen))
-    weights = softmax_written([Decimal(text[1:-1] if text.startswith("(") else text) for text in texts])
+    z = [Decimal(text[1:-1] if text.startswith("(") else text) for text in texts]
+    sink = None if t.problem.sink is None else decimal_of(t.problem.sink[a])  # as given, never rounded
+    if sink is not None:
+        exps = " + ".join(filter(None, [exps, f"e^{sink:f}" if sink >= 0 else f"e^({sink:f})"]))
+    weights = softmax_written(z, sink)
     exact = dict(zip(seen, weights))
-    return [Note(f"{head}w({i},{j + 1}) = e^{powers[j]} / ({exps}) = {w.result(exact[j], h.weights[0, j])}")
-            if j in powers else Note(_("{head}w({i},{j}) = 0 (masked)").format(head=head, i=i, j=j + 1))
-            for j in range(t.dims.m)]
+    notes = [Note(f"{head}w({i},{j + 1}) = e^{powers[j]} / ({exps}) = {w.result(exact[j], h.weights[0, j])}")
+             if j in powers else Note(_("{head}w({i},{j}) = 0 (masked)").format(head=head, i=i, j=j + 1))
+             for j in range(t.dims.m)]
+    if sink is not None and h.sink_weight is not None:
+        written = f"{sink:f}" if sink >= 0 else f"({sink:f})"
+        share = w.result(softmax_written([*z, sink])[-1], h.sink_weight[0])
+        notes.append(Note(_("{head}sink weight({i}) = e^{sink} / ({exps}) = {weight}: the sink joins the denominator "
+                            "with no value, so the weights sum to less than 1").format(
+            head=head, i=i, sink=written, exps=exps, weight=share)))
+    return notes
 
 
 def _weighted(t: Trace, a: int, w: _Writer) -> list[Note]:

@@ -23,16 +23,16 @@ def numbered(n: int, start: int = 1) -> tuple[str, ...]:
     return tuple(str(i) for i in range(start, start + n))
 
 
-def run_steps(t: Trace) -> list[Step]:
-    """the eight steps for every input"""
+def run_steps(t: Trace, worksheet: bool = False) -> list[Step]:
+    """the eight steps for every input (for a worksheet, without the sink weights, which are answers)"""
     steps = [_inputs(t), _weights(t), _derive(t, _("Step 3 · derive Q, K, V"))]
     shown = list(t.self_check.rows)  # the rows step 8 checked, walked through one by one
     for row, following in zip(shown, [*shown[1:], None]):
-        walked = _query_steps(t, row)
+        walked = _query_steps(t, row, worksheet)
         if following is not None and following != row + 1:
             walked[-1] = replace(walked[-1], items=(*walked[-1].items, _skipped(row, following)))
         steps.extend(walked)
-    steps.append(_every(t))
+    steps.append(_every(t, worksheet))
     return steps
 
 
@@ -109,7 +109,18 @@ def _variant_notes(t: Trace) -> list[str]:
     if p.softcap is not None:
         out.append(_("softcap: the scores become {cap} · tanh(score / {cap}) before the softmax").format(
             cap=f"{p.softcap:g}"))
+    if p.sink is not None:
+        out.append(_("sink: a learned logit per head ({sinks}) joins each row's softmax with no value, so the weights "
+                     "over the keys sum to less than 1 and the sink weight is the rest").format(sinks=_sinks(t)))
     return out
+
+
+def _sinks(t: Trace) -> str:
+    """each head's sink logit, or the one every head shares"""
+    from attntrace.views.describe import sink_text
+
+    assert t.problem.sink is not None
+    return sink_text(t.problem.sink)
 
 
 def _slopes(t: Trace) -> list[float]:
@@ -190,9 +201,9 @@ def _proj(inp: str, w_name: str, w: np.ndarray | None, b: np.ndarray | None, b_n
     return formula if b is None else f"{formula} + {b_name}"
 
 
-def _query_steps(t: Trace, row: int) -> list[Step]:
+def _query_steps(t: Trace, row: int, worksheet: bool = False) -> list[Step]:
     """steps 4 to 7 for one input"""
-    return [_scores(t, row), _softmax(t, row), _weighted(t, row), _output(t, row)]
+    return [_scores(t, row), _softmax(t, row, worksheet), _weighted(t, row), _output(t, row)]
 
 
 def _scores(t: Trace, row: int) -> Step:
@@ -222,8 +233,9 @@ def _masked(t: Trace, formula: str) -> str:
     return formula if t.allowed is None else _("{formula}, masked").format(formula=formula)
 
 
-def _softmax(t: Trace, row: int) -> Step:
-    """step 5: input row's weights, and a note when every key is masked for it"""
+def _softmax(t: Trace, row: int, worksheet: bool = False) -> Step:
+    """step 5: input row's weights (with a sink, its weight too, unless on a worksheet), and a note when every key is
+    masked for it"""
     j, i, label, keys = t.rows.index(row), row + 1, t.problem.labels[row], t.problem.key_labels
     items: list[Block | Note] = []
     p = t.problem
@@ -245,6 +257,12 @@ def _softmax(t: Trace, row: int) -> Step:
         title = _("{head}w({input}, j) = softmax over j").format(head=head, input=i)
         items.append(Block(title, "weights", (label,), keys, h.weights[j:j + 1],
                            (a + 1, "weights", j)))
+        if h.sink_weight is not None and not worksheet:
+            items.append(Block(_("{head}sink weight = e^sink / (Σ_j e^z_j + e^sink)").format(head=head), "weights",
+                               (label,), (_("sink"),), h.sink_weight[j:j + 1, None]))
+    if p.sink is not None:
+        items.append(Note(_("the sink ({sinks}) joins the softmax's denominator with no value: input {input}'s weights "
+                            "sum to less than 1, and the sink takes the rest").format(sinks=_sinks(t), input=i)))
     if row in t.fully_masked:
         items.append(Note(_("every key is masked for input {input}: its weights are 0 and its output is 0").format(
             input=i)))
@@ -310,8 +328,9 @@ def _short_divisor(t: Trace) -> str:
     return "sqrt(d_k)" if t.problem.scale is True else f"{t.divisor:g}"
 
 
-def _every(t: Trace) -> Step:
-    """step 8: every input at once as matrices, then the self-check against the row-by-row steps"""
+def _every(t: Trace, worksheet: bool = False) -> Step:
+    """step 8: every input at once as matrices (with a sink, its weights unless on a worksheet), then the self-check
+    against the row-by-row steps"""
     p, d = t.problem, t.dims
     items: list[Block | Note] = []
     for a, h in enumerate(t.heads):
@@ -325,10 +344,13 @@ def _every(t: Trace) -> Step:
             logits += " + bias"
         if p.softcap is not None:
             logits = f"{p.softcap:g} · tanh(({logits}) / {p.softcap:g})"
-        logits = _masked(t, logits)
+        logits = _masked(t, logits) + (", sink" if p.sink is not None else "")
         weights = _("{head}weights = softmax({logits})").format(head=head, logits=logits)
         items.append(Block(weights, "weights", p.labels, p.key_labels, h.weights,
                            (a + 1, "weights", None)))
+        if h.sink_weight is not None and not worksheet:
+            items.append(Block(_("{head}sink weight = 1 - Σ_j weights").format(head=head), "weights", p.labels,
+                               (_("sink"),), h.sink_weight[:, None]))
         items.append(Block(_("{head}output = weights · V").format(head=head), "output", p.labels, numbered(d.d_v), h.output,
                            (a + 1, "output", None)))
     if d.heads > 1:
@@ -351,7 +373,7 @@ def _matrix_form(t: Trace) -> str:
     logits = f"Q{turned} K{turned}^T{scaled}" + (" + bias" if p.alibi else "")
     if p.softcap is not None:
         logits = f"{p.softcap:g} · tanh(({logits}) / {p.softcap:g})"
-    return f"softmax({logits}) V"
+    return f"softmax({logits}{', sink' if p.sink is not None else ''}) V"
 
 
 def _self_check(t: Trace) -> Note:
@@ -405,10 +427,10 @@ def experiment_steps(result: Result) -> list[Step]:
 def worksheet_steps(t: Trace) -> list[Step]:
     """the steps a worksheet asks for: the problem (steps 1 and 2), then every table to compute"""
     if t.query is None:
-        steps = run_steps(t)
+        steps = run_steps(t, worksheet=True)
     else:
         steps = [_inputs(t), _weights(t), _derive(t, _("Step 3 · derive q{query}, K and V").format(query=t.query)),
-                 *_query_steps(t, t.rows[0])]
+                 *_query_steps(t, t.rows[0], worksheet=True)]
     return [_without_self_check(step) for step in steps]
 
 

@@ -84,7 +84,7 @@ def test_every_list_of_intermediates_reads_the_table():
     assert list(trace_to_dict(t)["heads"][0]) == ["head", *plain[:-1], "weighted", "output"]
     turned = trace(Problem(x=np.eye(2), rope=True))
     assert list(trace_to_dict(turned)["heads"][0]) == ["head", *intermediates.KEYS[:-1], "weighted", "output"]
-    assert sheet.HEAD_KEYS == ("head", "kv_head", "bias", *intermediates.KEYS, "weighted")
+    assert sheet.HEAD_KEYS == ("head", "kv_head", "bias", *intermediates.KEYS, "sink_weight", "weighted")
     assert [key for _, key in worksheet.asked(trace(Problem(x=np.eye(2), mask=("causal",))))] == plain
     assert [key for _, key in worksheet.asked(t)] == [k for k in plain if k != "scaled"]  # no scaling, no mask
     assert [key for _, key in worksheet.asked(turned)] == list(intermediates.KEYS)
