@@ -29,9 +29,9 @@ def decode(env: Environment, file: str | None, window: int | None, sinks: int, p
         raise (e if e.exit_code == 2 else problem_error(origin(file, {}), e)) from None
     title = shown_name(p.name)
     if opts.resolved_format(env) == "json":
-        from attntrace.render.decodeform import decode_to_dict
+        from attntrace.render.decodeform import decode_form
 
-        show(env, Document(data=decode_to_dict(d), title=title), opts)
+        show(env, Document(data=decode_form(d), title=title), opts)
         return
     from attntrace.views.decode import decode_steps
 

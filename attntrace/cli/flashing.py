@@ -28,9 +28,9 @@ def flash(env: Environment, g: Given) -> None:
     for warning in warnings(t):
         env.message(_("warning: {warning}").format(warning=warning))
     if opts.resolved_format(env) == "json":
-        from attntrace.render.flashform import flash_to_dict
+        from attntrace.render.flashform import flash_form
 
-        show(env, Document(data=flash_to_dict(f)), opts)
+        show(env, Document(data=flash_form(f)), opts)
         return
     from attntrace.views.flash import flash_steps
 

@@ -218,7 +218,7 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
         if t not in shown:
             continue
         cache = tuple(held[:filled])
-        positions = np.array(cache, dtype=np.float64)
+        positions = np.array(cache, dtype=np.float64) if slopes is not None else None  # ALiBi's distances
         for a in range(d.heads):
             g = d.kv_block(a)
             q = q_all[a * d.d_k:(a + 1) * d.d_k]
@@ -227,7 +227,7 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
             scores = k_slots[g, :filled] @ q  # [c]
             scaled = scores / s if s != 1.0 else scores
             if slopes is not None:
-                scaled = scaled + -float(slopes[a]) * np.abs(t - positions)
+                scaled = scaled + -float(slopes[a]) * np.abs(t - positions)  # type: ignore[operator]
             if cap is not None:
                 scaled = softcap(scaled, cap)
             weights, sink_weight = sink_softmax(scaled, sinks_logit[a])

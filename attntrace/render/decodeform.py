@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from attntrace.core.decode import TOLERANCE, Decoded
-from attntrace.render.jsonform import floats
+from attntrace.render.jsonform import floats, to_lists
 
 
 def _number(value: float) -> Any:
@@ -18,16 +18,20 @@ def _number(value: float) -> Any:
 
 def decode_to_dict(d: Decoded) -> dict[str, Any]:
     """the documented JSON form of a decoding"""
+    return to_lists(decode_form(d))  # type: ignore[no-any-return]
+
+
+def decode_form(d: Decoded) -> dict[str, Any]:
+    """decode_to_dict with its lists of numbers as arrays, each written at once (orjson) rather than number by number"""
     heads = []
     for head in d.heads:
         steps = []
         for step in head.steps:
-            shown: dict[str, Any] = {"t": step.t, "cache": list(step.cache), "weights": floats(step.weights),
-                                     "output": floats(step.output)}
+            shown: dict[str, Any] = {"t": step.t, "cache": np.array(step.cache, dtype=np.int64),
+                                     "weights": step.weights, "output": step.output}
             if step.sink_weight is not None:
                 shown["sink_weight"] = _number(step.sink_weight)
-            shown.update(q=floats(step.q), k=floats(step.k), v=floats(step.v), scores=floats(step.scores),
-                         logits=floats(step.scaled), evicted=step.evicted)
+            shown.update(q=step.q, k=step.k, v=step.v, scores=step.scores, logits=step.scaled, evicted=step.evicted)
             steps.append(shown)
         entry: dict[str, Any] = {"head": head.head + 1, "kv_head": head.kv_block + 1}
         if head.sink is not None:
@@ -40,8 +44,8 @@ def decode_to_dict(d: Decoded) -> dict[str, Any]:
         "slots": d.slots,
         "costs": [{"t": c.t, "cache_numbers": c.numbers, "cache_bytes": {"float16": c.float16, "float32": c.float32},
                    "multiply_adds": {"with_cache": c.with_cache, "recomputed": c.recomputed}} for c in d.costs],
-        "output": floats(d.output),
-        "reference": floats(d.reference),
+        "output": d.output,
+        "reference": d.reference,
         "max_diff": _number(d.max_diff),
         "tolerance": TOLERANCE,
     }

@@ -136,3 +136,23 @@ def test_help_names_the_command(attntrace):
     assert "decode" in r.out
     r = attntrace("decode", "--help")
     assert r.code == 0 and "--sinks" in r.out and "--window" in r.out
+
+
+@pytest.mark.parametrize("args, keys", [
+    (["--window", "3", "--sinks", "1"], {"x": [[1, -2, 0.5, 0], [0, 1, -1, 2], [2, 0, 1, -1], [-1, 1, 0, 0.25],
+                                               [0.5, 0.5, -0.5, 1]], "scale": True}),
+    (["--input", "4"], {"x": [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], "heads": 2, "rope": True}),
+])
+def test_json_is_the_bytes_of_the_lists_the_api_gives(attntrace, tmp_path, args, keys):
+    """the arrays the command writes a block at a time read as the lists of decode().to_dict(), written the same way"""
+    import attntrace as api
+    from attntrace.render.jsonform import chunks
+
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(keys))
+    r = attntrace("decode", str(path), *args, "-f", "json")
+    assert r.code == 0, r.err
+    window = int(args[1]) if args[0] == "--window" else None
+    d = api.decode(api.load(path), window=window, sinks=1 if "--sinks" in args else 0,
+                   query=int(args[1]) if args[0] == "--input" else None)
+    assert r.out == "".join(chunks(d.to_dict()))

@@ -155,3 +155,16 @@ def test_the_api_returns_the_data(tmp_path):
     g = attntrace.flash(attntrace.load(SAMPLES / "causal.json"), mask="none")
     assert g.trace.allowed is None and len(g.bounds) == 2
     assert attntrace.flash(x=[[1, 0], [0, 1]], scale=False).heads[0].output.shape == (2, 2)
+
+
+@pytest.mark.parametrize("args", [["--block", "1"], ["--block", "2", "--input", "3"]])
+def test_json_is_the_bytes_of_the_lists_of_the_json_form(attntrace, args):
+    """the arrays the command writes a block at a time (masked scores null) read as flash_to_dict's lists"""
+    import attntrace as api
+    from attntrace.render.flashform import flash_to_dict
+    from attntrace.render.jsonform import chunks
+
+    r = attntrace("flash", str(SAMPLES / "causal.json"), *args, "-f", "json")
+    assert r.code == 0, r.err
+    f = api.flash(api.load(SAMPLES / "causal.json"), block=int(args[1]), query=int(args[3]) if len(args) > 2 else None)
+    assert "null" in r.out and r.out == "".join(chunks(flash_to_dict(f)))
