@@ -10,26 +10,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from attntrace.core.arithmetic import EXACT
+from attntrace.core.attention import attend, softmax
 from attntrace.core.attention import heads as attention_heads
-from attntrace.core.attention import softcap
 from attntrace.core.problem import Dims, Problem, divisor
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.language import N_, _
 
 TOLERANCE = 1e-12  # how far a step's output may be from the same row of attention over the whole sequence
-
-
-def sink_softmax(z: np.ndarray, sink: float | None) -> tuple[np.ndarray, float]:
-    """softmax over the logits z [m] with a learned sink logit in the denominator and no value: the weights (summing to
-    less than 1) and the sink's share (1 − their sum); -inf in z is a key left out, a sink of None or -inf is none"""
-    with np.errstate(all="ignore"):
-        top = max(float(np.max(z)) if z.size else -math.inf, -math.inf if sink is None else sink)
-        if not math.isfinite(top):
-            return np.zeros_like(z), 0.0
-        e = np.exp(z - top)
-        e_sink = 0.0 if sink is None else math.exp(sink - top)
-        total = float(np.sum(e)) + e_sink
-        return e / total, e_sink / total
 
 
 @dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
@@ -201,9 +189,9 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
     costs = []
     for t in range(1, last + 1):
         x = problem.x[t - 1:t]  # [1, d_model] the new token
-        q_all = _projected(x, problem.w_q, problem.b_q)[0]  # [heads · d_k]
-        k_all = _projected(x, problem.w_k, problem.b_k)[0]  # [kv_heads · d_k]
-        v_all = _projected(x, problem.w_v, problem.b_v)[0]  # [kv_heads · d_v]
+        q_all = EXACT.affine(x, problem.w_q, problem.b_q)[0]  # [heads · d_k]
+        k_all = EXACT.affine(x, problem.w_k, problem.b_k)[0]  # [kv_heads · d_k]
+        v_all = EXACT.affine(x, problem.w_v, problem.b_v)[0]  # [kv_heads · d_v]
         angles = variants.angles(at[t - 1:t], turns) if rope is not None else None  # [1, d_k/2]
         where = slot(t, window, sinks)
         evicted = held[where] or None
@@ -224,22 +212,18 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
             q = q_all[a * d.d_k:(a + 1) * d.d_k]
             if angles is not None:
                 q = variants.rotate(q[None, :], angles, rope.pairs)[0]  # type: ignore[union-attr]
-            scores = k_slots[g, :filled] @ q  # [c]
-            scaled = scores / s if s != 1.0 else scores
-            if slopes is not None:
-                scaled = scaled + -float(slopes[a]) * np.abs(t - positions)  # type: ignore[operator]
-            if cap is not None:
-                scaled = softcap(scaled, cap)
-            weights, sink_weight = sink_softmax(scaled, sinks_logit[a])
+            bias = None if slopes is None else -float(slopes[a]) * np.abs(t - positions)[None, :]  # type: ignore[operator]
+            seen = attend(q[None, :], k_slots[g, :filled], v_slots[g, :filled], s, None, bias, cap,
+                          sink=sinks_logit[a])  # q_t against the cache: [1, c] scores, weights; [1, d_v] output
             by_head[a].append(DecodeStep(
-                t=t, q=q, k=k_rows[g, t - 1], v=v_rows[g, t - 1], cache=cache, scores=scores, scaled=scaled,
-                weights=weights, output=weights @ v_slots[g, :filled],
-                sink_weight=None if sinks_logit[a] is None else sink_weight, evicted=evicted))
+                t=t, q=q, k=k_rows[g, t - 1], v=v_rows[g, t - 1], cache=cache, scores=seen.scores[0],
+                scaled=seen.scaled[0], weights=seen.weights[0], output=seen.output[0],
+                sink_weight=None if seen.sink_weight is None else float(seen.sink_weight[0]), evicted=evicted))
         c = len(cache)
-        attend = d.heads * c * (d.d_k + d.d_v)
+        scoring = d.heads * c * (d.d_k + d.d_v)  # q_t · k_j and w_j · v_j over the cache
         costs.append(Cost(t, c * d.kv_heads * (d.d_k + d.d_v),
-                          d.d_model * (d.heads * d.d_k + d.kv_heads * (d.d_k + d.d_v)) + attend,
-                          d.d_model * (d.heads * d.d_k + c * d.kv_heads * (d.d_k + d.d_v)) + attend))
+                          d.d_model * (d.heads * d.d_k + d.kv_heads * (d.d_k + d.d_v)) + scoring,
+                          d.d_model * (d.heads * d.d_k + c * d.kv_heads * (d.d_k + d.d_v)) + scoring))
     rows = np.array(shown) - 1
     per_head = [np.array([step.output for step in steps]) for steps in by_head]  # [len(shown), d_v] each
     reference_heads = whole_sequence(problem, window, sinks, sinks_logit, rows)
@@ -258,26 +242,20 @@ def whole_sequence(problem: Problem, window: int | None, sinks: int, sink: tuple
     d = problem.dims
     plain = replace(problem, mask=()) if problem.mask else problem
     x = problem.x[rows]
-    q_all = _projected(x, problem.w_q, problem.b_q)
-    k_all = _projected(problem.x, problem.w_k, problem.b_k)
-    v_all = _projected(problem.x, problem.w_v, problem.b_v)
+    q_all = EXACT.affine(x, problem.w_q, problem.b_q)
+    k_all = EXACT.affine(problem.x, problem.w_k, problem.b_k)
+    v_all = EXACT.affine(problem.x, problem.w_v, problem.b_v)
     seen = allowed(d.n, window, sinks)[rows]
     computed = attention_heads(plain, d, rows, q_all, k_all, v_all, seen, divisor(problem, d.d_k))
     if all(logit is None for logit in sink) and getattr(problem, "sink", None) is None:
         return [head.attended.output for head in computed]
-    return [np.array([sink_softmax(row, sink[a])[0] for row in head.attended.scaled]) @ head.v
-            for a, head in enumerate(computed)]
-
-
-def _projected(x: np.ndarray, w: np.ndarray | None, b: np.ndarray | None) -> np.ndarray:
-    y = x if w is None else x @ w
-    return y if b is None else y + b
+    return [softmax(head.attended.scaled, None, sink[a]) @ head.v for a, head in enumerate(computed)]
 
 
 def _final(problem: Problem, per_head: list[np.ndarray]) -> np.ndarray:
     """the heads' outputs side by side, through W_O when the problem has it"""
     concat = np.concatenate(per_head, axis=1) if len(per_head) > 1 else per_head[0]
-    return concat if problem.w_o is None else _projected(concat, problem.w_o, problem.b_o)
+    return concat if problem.w_o is None else EXACT.affine(concat, problem.w_o, problem.b_o)
 
 
 def _diff(a: np.ndarray, b: np.ndarray) -> float:
