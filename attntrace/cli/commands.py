@@ -93,14 +93,22 @@ def run(**given: Any) -> None:
     _traced(Given(given))
 
 
-@takes("file", "input_", *TRACED, "explain")
-def step(**given: Any) -> None:
-    g = Given(given)
+def explained(g: Given) -> None:
+    """--explain writes words: refuse a format that cannot hold them, and (flash, decode) an --input missing"""
     if g.explain and g.fmt is not None and g.fmt not in FORMATS["explain"]:
         raise typer.BadParameter(_("'{format}' is not one of {choices}: the arithmetic is words (for every number, "
                                    "--format json without --explain)").format(
                                      format=g.fmt, choices=", ".join(repr(f) for f in FORMATS["explain"])),
                                  param_hint="'--format'")
+    if g.explain and g.input_ is None:
+        raise typer.BadParameter(_("--explain writes one input's arithmetic: give it with --input N"),
+                                 param_hint="'--input'")
+
+
+@takes("file", "input_", *TRACED, "explain")
+def step(**given: Any) -> None:
+    g = Given(given)
+    explained(g)
     _traced(g, g.input_, g.explain)
 
 
@@ -110,11 +118,13 @@ def explain(**given: Any) -> None:
     _traced(g, g.input_, explain=True)
 
 
-@takes("file", "block", "input_:flash", "fmt", "precision", "output", "colour", "ascii_", *PROBLEM, *MATRICES)
+@takes("file", "block", "input_:flash", "fmt", "precision", "output", "colour", "ascii_", *PROBLEM, *MATRICES,
+       "explain")
 def flash(**given: Any) -> None:
     from attntrace.cli.flashing import flash as online
 
     g = Given(given)
+    explained(g)
     distinct(g.outputs(), [g.file, *g.matrices().values()])
     online(_env(), g)
 
@@ -322,13 +332,14 @@ def explore(**given: Any) -> None:
         raise typer.Exit(code)
 
 
-@takes("file", "window:decode", "sinks", "input_:decode", "fmt", "precision", "output", "colour", "ascii_")
+@takes("file", "window:decode", "sinks", "input_:decode", "fmt", "precision", "output", "colour", "ascii_", "explain")
 def decode(**given: Any) -> None:
     from attntrace.cli.decoding import decode as decoding
 
     g = Given(given)
+    explained(g)
     distinct(g.outputs(), [g.file])
-    decoding(_env(), g.file, g.window, g.sinks, g.input_, g.opts())
+    decoding(_env(), g.file, g.window, g.sinks, g.input_, g.opts(), g.explain)
 
 
 def build(names: Sequence[str] | None = None) -> typer.Typer:

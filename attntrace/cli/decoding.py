@@ -10,7 +10,7 @@ from attntrace.render.document import Document
 
 
 def decode(env: Environment, file: str | None, window: int | None, sinks: int, position: int | None,
-           opts: OutputOptions) -> None:
+           opts: OutputOptions, explain: bool = False) -> None:
     """`attntrace decode`: each step of decoding the problem in file (None: the built-in example)"""
     from attntrace.cli.tracing import problem
     from attntrace.core.decode import decode as decoded
@@ -32,6 +32,11 @@ def decode(env: Environment, file: str | None, window: int | None, sinks: int, p
         from attntrace.render.decodeform import decode_form
 
         show(env, Document(data=decode_form(d), title=title), opts)
+        return
+    if explain:
+        from attntrace.views.explain_decode import explain_decode_steps
+
+        show(env, Document(explain_decode_steps(d, opts.precision), title=title), opts)
         return
     from attntrace.views.decode import decode_steps
 

@@ -32,6 +32,11 @@ def flash(env: Environment, g: Given) -> None:
 
         show(env, Document(data=flash_form(f)), opts)
         return
+    if g.explain:
+        from attntrace.views.explain_flash import explain_flash_steps
+
+        show(env, Document(explain_flash_steps(f, opts.precision), title=shown_name(problem.name)), opts)
+        return
     from attntrace.views.flash import flash_steps
 
     show(env, Document(flash_steps(f), title=shown_name(problem.name)), opts)

@@ -195,6 +195,10 @@ class TraceScreen(Screen[None]):
         Binding("t", "temperature", "temperature"),
         Binding("left_square_bracket", "warmer(-1)", show=False),
         Binding("right_square_bracket", "warmer(1)", show=False),
+        Binding("f", "flash", "online softmax"),
+        Binding("b", "block(1)", show=False),
+        Binding("B", "block(-1)", show=False),
+        Binding("d", "decode", "decode step"),
         Binding("x", "picture", "save SVG"),
         Binding("w", "write", "write problem"),
         Binding("question_mark", "keys", "keys"),
@@ -249,7 +253,7 @@ class TraceScreen(Screen[None]):
         """draw what the session says; the widgets whose size cannot change are redrawn without a new layout, and those
         whose content did not change are left as they are"""
         s = self.session
-        self.query_one("#side").set_class(s.explaining or s.tempered, "open")
+        self.query_one("#side").set_class(s.side_open, "open")
         self.query_one("#panes").set_class(self._below(), "below")
         steps = self._steps()
         if steps != self.steps:
@@ -294,7 +298,9 @@ class TraceScreen(Screen[None]):
     def _side_key(s: Session, width: int) -> tuple[object, ...]:
         """what the side panel shows for session s, width columns wide, depends on"""
         return (s.explaining and (id(s.problem), s.step, s.row, s.head, s.cell, s.precision, s.carry_rounding),
-                s.tempered and (id(s.problem), s.row, s.head, s.temperature, s.precision, s.carry_rounding), width)
+                s.tempered and (id(s.problem), s.row, s.head, s.temperature, s.precision, s.carry_rounding),
+                s.flashing and (id(s.problem), s.row, s.head, s.flash_block, s.precision),
+                s.decoding and (id(s.problem), s.row, s.head, s.precision), width)
 
     def _below(self) -> bool:
         """the side panel goes below the main pane: beside it, it would leave the tables too few columns"""
@@ -303,7 +309,7 @@ class TraceScreen(Screen[None]):
     def _width(self, panel: bool | None = None) -> int:
         """the columns the tables may take in the main pane, with the side panel as it is, or open (True) or closed"""
         if panel is None:
-            panel = self.session.explaining or self.session.tempered
+            panel = self.session.side_open
         side = SIDE_WIDTH if panel and not self._below() else 0
         return max(20, self.size.width - STEPS_WIDTH - side - 4)
 
@@ -351,7 +357,7 @@ class TraceScreen(Screen[None]):
         def screen(v: Session, first: bool) -> None:
             """draw what the screen shows for session v: the main pane's first screenful (the rest, unless first), from
             where it is scrolled to when v keeps the step, and the side panel"""
-            width = widths[v.explaining or v.tempered]
+            width = widths[v.side_open]
             start = top if v.step == s.step else 0
             line = 0
             for part in self._main(v, width, screenful, pause):
@@ -359,7 +365,7 @@ class TraceScreen(Screen[None]):
                 if shown == first:
                     drawer.ahead(part, width, pause, shown=first)
                 line += part.height
-            if first and (v.explaining or v.tempered):
+            if first and v.side_open:
                 for part in self._side(v, side_width):
                     drawer.ahead(part, side_width, pause, shown=True)
 
@@ -416,6 +422,15 @@ class TraceScreen(Screen[None]):
             parts.extend(drawer.block(s.temperature_block(), -1, "", s.precision, width, None))
             parts.append(drawer.text(Text(_("T < 1 sharpens the row towards its largest score; T > 1 flattens it "
                                             "towards equal weights."), style="italic"), width))
+        if s.flashing:
+            heading, lines = s.flash_page()
+            parts.append(drawer.text(Text(_("online softmax · {page} (b and B change the block)").format(
+                page=visible(heading)), style="bold underline"), width))
+            parts.extend(drawer.text(Text(visible(line)), width) for line in lines)
+        if s.decoding:
+            parts.append(drawer.text(Text(_("decode step {t}, against the KV cache").format(t=s.row + 1),
+                                          style="bold underline"), width))
+            parts.extend(drawer.text(Text(visible(line)), width) for line in s.decode_lines())
         return parts
 
     # keys
@@ -474,9 +489,19 @@ class TraceScreen(Screen[None]):
     async def action_warmer(self, delta: int) -> None:
         await self.press(lambda s: s.warmer(delta))
 
+    async def action_flash(self) -> None:
+        await self.press(Session.toggle_flash)
+
+    async def action_block(self, delta: int) -> None:
+        await self.press(lambda s: s.next_block(delta))
+
+    async def action_decode(self) -> None:
+        await self.press(Session.toggle_decoding)
+
     async def action_close(self) -> None:
         def close() -> None:
-            self.session.explaining = self.session.tempered = False
+            s = self.session
+            s.explaining = s.tempered = s.flashing = s.decoding = False
 
         await self.act(close)
 

@@ -67,6 +67,9 @@ class Session:
         self.temperature = 1.0
         self.tempered = False  # the softmax at a temperature is shown
         self.explaining = False  # the selected cell's arithmetic is shown
+        self.flashing = False  # the online softmax of the input and head followed is shown, one block at a time
+        self.flash_block = 0  # the block shown (from 0); past the last, the sink and then O / ℓ
+        self.decoding = False  # the decode step that generates the input followed is shown, against its KV cache
         self._memo: OrderedDict[tuple[Any, ...], tuple[Problem, Any]] = OrderedDict()
         self.view()
         self.cell: Selected | None = None
@@ -332,6 +335,68 @@ class Session:
 
     def toggle_explaining(self) -> None:
         self.explaining = not self.explaining
+
+    @property
+    def side_open(self) -> bool:
+        """the side panel shows something: the arithmetic, the softmax at a temperature or the online softmax"""
+        return self.explaining or self.tempered or self.flashing or self.decoding
+
+    def toggle_flash(self) -> None:
+        self.flashing = not self.flashing
+
+    def next_block(self, delta: int) -> str:
+        """the online softmax's next block (delta 1) or previous (-1); the panel opens on it"""
+        pages = self._flashed(self.problem, self.row + 1, self.precision)
+        at = min(self.flash_block, len(pages) - 2) + delta
+        if not 0 <= at <= len(pages) - 2:
+            raise AttntraceError(_("the online softmax goes from block 1 to the output O / ℓ"))
+        self.flash_block, self.flashing = at, True
+        return pages[at + 1].heading
+
+    def flash_page(self) -> tuple[str, list[str]]:
+        """the online softmax's page shown (a block, the sink or O / ℓ) for the input and head followed: its heading
+        and its lines, as `attntrace flash --explain` writes them"""
+        pages = self._flashed(self.problem, self.row + 1, self.precision)
+        page = pages[min(self.flash_block, len(pages) - 2) + 1]
+        lines = [item.text for item in page.items if isinstance(item, Note)]
+        if self.problem.dims.heads > 1:
+            who = head_words(self.head + 1)
+            lines = [line[len(who):] for line in lines if line.startswith(who)]
+        return page.heading, lines
+
+    def toggle_decoding(self) -> None:
+        """the decode step of the input followed, shown or hidden; a problem decode refuses says why and stays hidden"""
+        if not self.decoding:
+            self._decoded(self.problem, self.row + 1, self.precision)
+        self.decoding = not self.decoding
+
+    def decode_lines(self) -> list[str]:
+        """the decode step that generates the input followed, for the head followed, as `attntrace decode --input t
+        --explain` writes it"""
+        pages = self._decoded(self.problem, self.row + 1, self.precision)
+        lines = [item.text for page in pages for item in page.items if isinstance(item, Note)]
+        heads = self.problem.dims.heads
+        if heads > 1:
+            who, others = head_words(self.head + 1), tuple(head_words(a + 1) for a in range(heads))
+            lines = [line[len(who):] if line.startswith(who) else line for line in lines
+                     if line.startswith(who) or not line.startswith(others)]
+        return lines
+
+    def _decoded(self, p: Problem, position: int, precision: int) -> list[Step]:
+        """decode --explain's pages for a position (from 1)"""
+        from attntrace.core.decode import decode
+        from attntrace.views.explain_decode import explain_decode_steps
+
+        return self._cached(("decode", id(p), position, precision), p,  # type: ignore[no-any-return]
+                            lambda: explain_decode_steps(decode(p, position=position), precision))
+
+    def _flashed(self, p: Problem, query: int, precision: int) -> list[Step]:
+        """flash --explain's pages for an input (from 1): the legend, each block, the sink if any, O / ℓ"""
+        from attntrace.core.flash import flash
+        from attntrace.views.explain_flash import explain_flash_steps
+
+        return self._cached(("flash", id(p), query, precision), p,  # type: ignore[no-any-return]
+                            lambda: explain_flash_steps(flash(self._traced(p, query, None)), precision))
 
     # words
 
