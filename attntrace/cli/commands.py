@@ -260,16 +260,44 @@ def _check(env: Environment, g: Given) -> None:
         raise typer.Exit(verdict)
 
 
-@takes("file", "key", "input_:worksheet", "precision:worksheet", "fmt:worksheet", "output", *PROBLEM)
+@takes("file", "key", "input_:worksheet", "flash:worksheet", "decode:worksheet", "sinks", "precision:worksheet",
+       "fmt:worksheet", "output", *PROBLEM)
 def worksheet(**given: Any) -> None:
+    from attntrace.homework import flashsheet
     from attntrace.homework.worksheet import document
 
     g = Given(given)
     distinct({"-o": g.output}, [g.file])
     env = _env()
+    opts = OutputOptions(format=g.fmt, precision=g.precision, output=g.output)
+    if g.decode and (g.flash is not None or g.input_ is not None):
+        raise typer.BadParameter(_("--decode works every step; leave out --flash and --input"), param_hint="--decode")
+    if g.decode:
+        from attntrace.homework import decodesheet
+
+        show(env, decodesheet.document(_decodable(g.file, env, g.window, g.sinks), g.window, g.sinks, g.precision,
+                                       g.key), opts, blank_from=None if g.key else 0)
+        return
     t = tracing.traced(g.file, _problem(g.file, env, g), query=g.input_, carry_rounding=g.precision)
-    show(env, document(t, g.precision, g.key), OutputOptions(format=g.fmt, precision=g.precision, output=g.output),
-         blank_from=None if g.key else 3)
+    if g.flash is not None:
+        show(env, flashsheet.document(t, g.flash, g.precision, g.key), opts, blank_from=None if g.key else 0)
+        return
+    show(env, document(t, g.precision, g.key), opts, blank_from=None if g.key else 3)
+
+
+def _decodable(file: Optional[str], env: Environment, window: int | None, sinks: int) -> Any:
+    """the problem in file, checked for decoding with its window and sinks (a bad fit said once, about the file)"""
+    from attntrace.core.decode import check
+    from attntrace.core.problem import problem_error
+    from attntrace.errors import AttntraceError
+    from attntrace.files.problemfile import origin
+
+    p = tracing.problem(file, env)
+    try:
+        check(p, window, sinks, None)
+    except AttntraceError as e:
+        raise (e if e.exit_code == 2 else problem_error(origin(file, {}), e)) from None
+    return p
 
 
 @takes("roster", "output:assign", "seed:assign", *SIZES, "mask:no-padding", "window", "scale:drawn", "precision:assign")

@@ -222,6 +222,12 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
     "block": (Annotated[Optional[int], typer.Option("--block", "-b", min=1, show_default=False, help=N_(
         "Keys per block, 1 or more (the last block may be shorter). Default: half the keys, rounded up: two blocks."))],
               None),
+    "flash:worksheet": (Annotated[Optional[int], typer.Option("--flash", min=1, show_default=False, help=N_(
+        "A worksheet of FlashAttention's online softmax, B keys per block: m, ℓ and O after each block, then O / ℓ."))],
+                        None),
+    "decode:worksheet": (Annotated[bool, typer.Option("--decode", help=N_(
+        "A worksheet of decoding with a KV cache, with --window W and --sinks S: per step the positions cached, the "
+        "weights and the output."))], False),
     "input_:flash": (Annotated[Optional[int], typer.Option("--input", "-i", show_default=False, help=N_(
         "Only this input's query, from 1."))], None),
     "input_:explore": (Annotated[Optional[int], typer.Option("--input", "-i", show_default=False, help=N_(

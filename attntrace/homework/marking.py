@@ -171,6 +171,14 @@ class Marker:
     def mark(self, sheet: Sheet, rule: Rule) -> Report:
         from attntrace.homework import diagnosis
 
+        if sheet.block is not None:
+            from attntrace.homework import flashsheet
+
+            return flashsheet.mark(self, sheet, rule)
+        if sheet.decode is not None:
+            from attntrace.homework import decodesheet
+
+            return decodesheet.mark(self, sheet, rule)
         n = dims(self.problem).n
         if sheet.query is not None and not 1 <= sheet.query <= n:
             raise SheetError(_("{sheet}: query {query} is out of range; this problem has inputs 1 to {n}").format(

@@ -22,7 +22,10 @@ Key = tuple[int | None, str]  # (head from 1, or None for the final output; an i
 
 # the keys of `--format json`, which a sheet may carry and which are not marked
 _TRACE_KEYS = ("format", "name", "tokens", "source_tokens", "inputs", "config", "problem", "concat", "check", "warnings")
-TOP_KEYS = ("heads", "output", "query", "precision", "student", *intermediates.KEYS[:-1], "weighted", *_TRACE_KEYS)
+FLASH_KEYS = ("flash_m", "flash_l", "flash_o", "flash_output")  # a worksheet --flash answer sheet's, per head
+DECODE_KEYS = ("decode_cache", "decode_weights", "decode_output")  # a worksheet --decode answer sheet's, per head
+TOP_KEYS = ("heads", "output", "query", "precision", "student", *intermediates.KEYS[:-1], "weighted", "block",
+            "window", "sinks", *_TRACE_KEYS)
 HEAD_KEYS = ("head", "kv_head", "bias", *intermediates.KEYS, "sink_weight", "weighted")  # a trace's kv_head, bias
 # and sink_weight: not answers
 MAX_PRECISION = 12
@@ -49,6 +52,8 @@ class Sheet:
     notes: tuple[str, ...] = ()
     heads: tuple[int, ...] = ()  # the head numbers the sheet names, answered or not
     problem: str | None = None  # the name of the problem the sheet says it answers (a JSON sheet's "name")
+    block: int | None = None  # the keys per block of an online-softmax sheet (worksheet --flash); None: the eight steps
+    decode: tuple[int | None, int] | None = None  # a decoding sheet's (worksheet --decode) window and sinks
 
 
 def load(path: str, problem: Any = None) -> Sheet:
@@ -64,9 +69,12 @@ def load(path: str, problem: Any = None) -> Sheet:
             return _from_dir(p, path, problem)
         text = read_text(path)
         if p.suffix.lower() in TEXT_SUFFIXES and not text.lstrip("\ufeff \t\r\n").startswith("{") or _worksheet(text):
-            from attntrace.homework import filled
+            from attntrace.homework import decodesheet, filled, flashsheet
 
-            return filled.parse(text, "stdin" if path == "-" else path, problem)
+            origin = "stdin" if path == "-" else path
+            sheet = None if problem is None else flashsheet.read(text, origin, problem) or decodesheet.read(
+                text, origin, problem)
+            return sheet if sheet is not None else filled.parse(text, origin, problem)
         if problem is not None and len(text) >= SCAN_FROM:
             _misfit(text, path, problem.dims)
         return from_dict(jsonfile.parse(text, "stdin" if path == "-" else path, literals=True), path)
@@ -272,18 +280,57 @@ def from_dict(data: Any, origin: str) -> Sheet:
                 raise SheetError(_("{sheet}: head {head} is given twice; give each head once").format(sheet=origin,
                                                                                                        head=number))
             for key in head:
-                if key not in HEAD_KEYS:
+                if key not in HEAD_KEYS and key not in FLASH_KEYS + DECODE_KEYS:
                     raise SheetError(f"{where}: {unknown(key, HEAD_KEYS)}")
             numbers.append(number)
             for key in intermediates.KEYS:
                 if head.get(key) is not None:
                     cells[(number, key)] = matrix(head[key], f"{where} {key}")
+            for key in FLASH_KEYS:
+                if head.get(key) is not None:
+                    cells[(number, key)] = _stacked(head[key], f"{where} {key}") if key == "flash_o" else matrix(
+                        head[key], f"{where} {key}")
+            for key in DECODE_KEYS:
+                if head.get(key) is not None:
+                    cells[(number, key)] = _ragged(head[key], f"{where} {key}")
     if data.get("output") is not None:
         cells[(None, "output")] = matrix(data["output"], f"{origin}: output")
     named = data.get("name")
+    block = data.get("block")
+    if block is not None and (isinstance(block, bool) or not isinstance(block, int) or block < 1):
+        raise SheetError(_("{sheet}: block must be the keys per block, 1 or more; got {value}").format(
+            sheet=origin, value=_show(block)))
+    decoding = any(key in DECODE_KEYS for _head_number, key in cells)
+    window, sinks = data.get("window"), data.get("sinks", 0)
+    for name, value, least in (("window", window, 1), ("sinks", sinks, 0)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+            raise SheetError(_("{sheet}: {key} must be a whole number of at least {least}; got {value}").format(
+                sheet=origin, key=name, least=least, value=_show(value)))
     return Sheet(origin, cells, query=_query(data.get("query"), origin), precision=_precision(data.get("precision"), origin),
                  student=_student(data.get("student"), origin), heads=tuple(numbers),
-                 problem=named if isinstance(named, str) else None)
+                 problem=named if isinstance(named, str) else None, block=block,
+                 decode=(window, sinks or 0) if decoding else None)
+
+
+def _stacked(value: Any, where: str) -> np.ndarray:
+    """flash_o: per query a matrix of blocks by d_v, stacked into one matrix of rows query by query"""
+    if not isinstance(value, list) or not value:
+        raise SheetError(_("{where} must be a matrix (a list of rows), got {value}").format(where=where, value=_show(value)))
+    parts = [matrix(q, f"{where}[{i + 1}]") for i, q in enumerate(value)]
+    if any(p.shape != parts[0].shape for p in parts):
+        raise SheetError(_("{where}: every query needs a row per block, each of d_v numbers").format(where=where))
+    return np.vstack(parts)
+
+
+def _ragged(value: Any, where: str) -> np.ndarray:
+    """a decoding sheet's list per step, each as long as that step's cache: NaN-padded into one matrix"""
+    if not isinstance(value, list) or not value or not all(isinstance(r, list) and r for r in value):
+        raise SheetError(_("{where} must be a matrix (a list of rows), got {value}").format(where=where, value=_show(value)))
+    rows = [matrix([r], f"{where}[{i + 1}]")[0] for i, r in enumerate(value)]
+    out = np.full((len(rows), max(len(r) for r in rows)), np.nan)
+    for i, r in enumerate(rows):
+        out[i, :len(r)] = r
+    return out
 
 
 def _head(head: Any, index: int, origin: str) -> int:
