@@ -191,8 +191,8 @@ class _Item(Item):
 def mark(marker: Any, sheet: Any, rule: Any) -> Any:
     """a decoding sheet marked cell by cell: the cache exactly, the weights and output right at the precision or a
     consequence of the student's own cache and weights; the first classic mistake named"""
-    from attntrace.homework.flashsheet import _Cells
-    from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, WRONG, Cell, Report, _precision
+    from attntrace.homework.flashsheet import _Cells, judged_items
+    from attntrace.homework.marking import Report, _precision
     from attntrace.homework.said import Said
 
     window, sinks = sheet.decode
@@ -223,14 +223,7 @@ def mark(marker: Any, sheet: Any, rule: Any) -> Any:
             output = _row(given["decode_output"], t - 1, len(w.output))
             for c in range(len(w.output)):
                 judged["decode_output"].judge(t - 1, c, output[c], w.output[c], own_o[c], precision)
-        for k in DECODE_KEYS:
-            cells = judged[k]
-            verdict = (NOT_ANSWERED if not cells.given else WRONG if cells.wrong else CONSEQUENCE if cells.consequence
-                       else RIGHT)
-            name = _("head {head} {key}").format(head=a, key=_(NAMES[k]))
-            items.append(_Item(a, k, name, verdict, given=cells.given, written=cells.given, asked=cells.asked,
-                               off=[Cell(i, j, f"{name}[{i + 1}, {j + 1}]", float(g), float(e), precision)
-                                    for i, j, g, e in cells.wrong]))
+        items += judged_items(judged, DECODE_KEYS, NAMES, _Item, a, precision)
     report = Report(sheet.origin, marker.problem.name or marker.origin, precision, source, None, items,
                     follow_through=rule.follow_through, student=sheet.student, notes=list(sheet.notes))
     report.diagnosis = None if diagnosis is None else Said(diagnosis[0], **diagnosis[1])

@@ -208,7 +208,7 @@ def _joined_own(m_old: float, l_old: float, o_old: np.ndarray, m_new: float, s: 
 def mark(marker: Any, sheet: Any, rule: Any) -> Any:
     """an online-softmax sheet marked cell by cell: right when it is the key's carried value at the precision, a
     consequence when it follows from the student's own m, ℓ and O before it, and the first classic mistake named"""
-    from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, WRONG, Cell, Report, _precision
+    from attntrace.homework.marking import Report, _precision
     from attntrace.homework.said import Said
 
     t = marker.traced(sheet.query)
@@ -243,19 +243,28 @@ def mark(marker: Any, sheet: Any, rule: Any) -> Any:
             out = divided(o, np.array(ell), precision)
             for c in range(d_v):
                 judged["flash_output"].judge(r, c, given["flash_output"][r, c], w.output[r, c], float(out[c]), precision)
-        for k in FLASH_KEYS:
-            cells = judged[k]
-            verdict = (NOT_ANSWERED if not cells.given else WRONG if cells.wrong else CONSEQUENCE if cells.consequence
-                       else RIGHT)
-            name = _("head {head} {key}").format(head=a, key=_(NAMES[k]))
-            items.append(_Item(a, k, name, verdict, given=cells.given, written=cells.given, asked=cells.asked,
-                               off=[Cell(i, j, f"{name}[{i + 1}, {j + 1}]", float(g), float(e), precision)
-                                    for i, j, g, e in cells.wrong]))
+        items += judged_items(judged, FLASH_KEYS, NAMES, _Item, a, precision)
     report = Report(sheet.origin, marker.problem.name or marker.origin, precision, source, sheet.query, items,
                     follow_through=rule.follow_through, student=sheet.student, notes=list(sheet.notes))
     report.diagnosis = None if diagnosis is None else Said(diagnosis[0], **diagnosis[1])
     report.mistakes = mistakes
     return report
+
+
+def judged_items(judged: dict[str, _Cells], keys: tuple[str, ...], names: dict[str, str], kind: type[Item], head: int,
+                 precision: int) -> list[Any]:
+    """one marked item per key of a head: its verdict, and the wrong cells named"""
+    from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, WRONG, Cell
+
+    items = []
+    for k in keys:
+        cells = judged[k]
+        verdict = NOT_ANSWERED if not cells.given else WRONG if cells.wrong else CONSEQUENCE if cells.consequence else RIGHT
+        name = _("head {head} {key}").format(head=head, key=_(names[k]))
+        items.append(kind(head, k, name, verdict, given=cells.given, written=cells.given, asked=cells.asked,
+                          off=[Cell(i, j, f"{name}[{i + 1}, {j + 1}]", float(g), float(e), precision)
+                               for i, j, g, e in cells.wrong]))
+    return items
 
 
 def _given(cells: np.ndarray | None, rows: int, cols: int) -> np.ndarray:

@@ -15,6 +15,7 @@ GOLDEN = ROOT / "tests" / "golden"
 GOLDENS = {
     "flash_worked_example": ["flash", "samples/worked_example.json"],
     "flash_worked_example_zh": ["flash", "samples/worked_example.json", "--lang", "zh"],
+    "flash_explain_worked_example": ["flash", "samples/worked_example.json", "--input", "2", "--explain"],
 }
 
 
