@@ -221,6 +221,10 @@ def mark(marker: Any, sheet: Any, rule: Any) -> Any:
             used = np.where(np.isfinite(weights), weights, round_half_up(own_w, precision))
             own_o = used @ v[own_rows]
             output = _row(given["decode_output"], t - 1, len(w.output))
+            if diagnosis is None and head.sink is not None and _sink_valued(output, own_o, used, v, precision):
+                diagnosis, mistakes = (N_("the sink was given a value: it joins the softmax's denominator but takes "
+                                          "no value, so output {t} is Σ_j w(t,j) · v_j over the cache alone"),
+                                       {"t": t}), ("sink given a value",)
             for c in range(len(w.output)):
                 judged["decode_output"].judge(t - 1, c, output[c], w.output[c], own_o[c], precision)
         items += judged_items(judged, DECODE_KEYS, NAMES, _Item, a, precision)
@@ -229,6 +233,19 @@ def mark(marker: Any, sheet: Any, rule: Any) -> Any:
     report.diagnosis = None if diagnosis is None else Said(diagnosis[0], **diagnosis[1])
     report.mistakes = mistakes
     return report
+
+
+def _sink_valued(output: np.ndarray, own: np.ndarray, weights: np.ndarray, v: np.ndarray, precision: int) -> bool:
+    """whether the output written is the student's own weighted sum plus the sink's weight (the rest of 1) times the
+    value of token 1, the sink tokens of StreamingLLM carry, where the right sum does not fit"""
+    written = np.isfinite(output)
+    if not written.any():
+        return False
+    unit = 0.5 * 10.0 ** -precision * (len(weights) + 2)
+    valued = own + (1.0 - float(np.sum(weights))) * v[0]
+    fits = np.abs(output - valued) <= unit
+    right = np.abs(output - own) <= unit
+    return bool(fits[written].all() and not right[written].all())
 
 
 def _row(cells: np.ndarray, i: int, width: int) -> np.ndarray:

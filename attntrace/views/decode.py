@@ -8,6 +8,7 @@ import numpy as np
 from attntrace.core.decode import TOLERANCE, Decoded, DecodeHead, DecodeStep
 from attntrace.core.engine import checked_rows
 from attntrace.language import _
+from attntrace.views.flash import difference_shown
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.walkthrough import numbered
 
@@ -126,7 +127,7 @@ def _check(d: Decoded) -> Step:
     ]
     if d.max_diff <= TOLERANCE * max(1.0, float(abs(d.reference).max()) if d.reference.size else 1.0):
         items.append(Note(_("check: each step's output equals row t of attention over the whole sequence (largest "
-                            "difference {diff}, within 1e-12)").format(diff=f"{d.max_diff:.1e}"), "self_check"))
+                            "difference {diff}, within 1e-12)").format(diff=difference_shown(d.max_diff)), "self_check"))
     else:
         items.append(Note(_("check: the steps differ from attention over the whole sequence by up to {diff}, more than "
                             "1e-12").format(diff=f"{d.max_diff:.1e}"), "self_check"))

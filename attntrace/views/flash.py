@@ -96,10 +96,10 @@ def _compared(traced: np.ndarray, flashed: np.ndarray, title: str) -> list[Block
     """O / ℓ over step 7's output for one row, and their largest difference"""
     difference = float(np.max(np.abs(flashed - traced))) if traced.size else 0.0
     return [Block(title, "output", (_("O / ℓ"), _("step 7")), numbered(len(traced)), np.vstack([flashed, traced])),
-            Note(_("largest difference from step 7's output: {difference}").format(difference=_size(difference)))]
+            Note(_("largest difference from step 7's output: {difference}").format(difference=difference_shown(difference)))]
 
 
-def _size(difference: float) -> str:
+def difference_shown(difference: float) -> str:
     """a difference as a page shows it: below 1e-15 (a few float64 roundings, machine-dependent in its last bits) as
     such, so that pages are the same on every machine; larger ones as they are"""
     return _("below 1e-15") if difference < 1e-15 else f"{difference:.1e}"
@@ -120,5 +120,5 @@ def _every(f: Flash) -> Step:
     items.append(Block(_("step 7's output"), "output", labels, numbered(t.output.shape[1]), t.output))
     said = (_("check: O / ℓ equals step 7's output (largest difference {difference}, within {tolerance})") if f.ok else
             _("check FAILED: O / ℓ differs from step 7's output by {difference} (more than {tolerance})"))
-    items.append(Note(said.format(difference=_size(f.max_diff), tolerance=f"{f.tolerance:.0e}"), "self_check"))
+    items.append(Note(said.format(difference=difference_shown(f.max_diff), tolerance=f"{f.tolerance:.0e}"), "self_check"))
     return Step(0, _("Every input: O / ℓ against step 7"), tuple(items))

@@ -215,3 +215,21 @@ def test_a_chinese_decode_worksheet_is_read_back(attntrace, tmp_path):
     report = json.loads(r.out)
     one = report["sheets"][0] if "sheets" in report else report
     assert r.code == 1 and {item["verdict"] for item in one["items"]} == {"not answered"}
+
+
+def test_a_sink_given_a_value_is_named(attntrace, tmp_path):
+    problem = json.loads((SAMPLES / "causal.json").read_text(encoding="utf-8")) | {"sink": 0.5}
+    path = tmp_path / "sunk.json"
+    path.write_text(json.dumps(problem), encoding="utf-8")
+    key = json.loads(attntrace("worksheet", path, "--decode", "--key", "-f", "json").out)
+    right = tmp_path / "right.json"
+    right.write_text(json.dumps(key), encoding="utf-8")
+    assert attntrace("check", right, path).code == 0
+    v1 = [_half_up(x, 2) for x in json.loads(attntrace("run", path, "-f", "json", "-p", "2").out)["heads"][0]["v"][0]]
+    head = key["heads"][0]
+    head["decode_output"] = [[_half_up(o + (1 - sum(w)) * v1[c], 2) for c, o in enumerate(out)]  # the sink as token 1
+                             for w, out in zip(head["decode_weights"], head["decode_output"])]
+    wrong = tmp_path / "valued.json"
+    wrong.write_text(json.dumps(key), encoding="utf-8")
+    r = attntrace("check", wrong, path, "-f", "json")
+    assert r.code == 1 and "the sink was given a value" in _diagnosis(r)
