@@ -3,8 +3,7 @@ and hands the result to the output seam. Expected failures become one line on st
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -13,7 +12,6 @@ import typer
 
 from attntrace import __version__
 from attntrace.cli import tracing
-from attntrace.cli.guard import EXPECTED, failure
 from attntrace.cli.helptext import COMMANDS, HELP
 from attntrace.cli.options import (
     EXPORTS,
@@ -24,14 +22,13 @@ from attntrace.cli.options import (
     PROBLEM,
     TRACED,
     Given,
-    points,
     settings,
     takes,
 )
 from attntrace.cli.output import OutputOptions, show
 from attntrace.cli.terminal import Environment
-from attntrace.errors import AttntraceError, ExitStatus
-from attntrace.files.written import distinct, write_files
+from attntrace.errors import AttntraceError
+from attntrace.files.written import distinct
 from attntrace.language import N_, _, ngettext
 from attntrace.render.document import Document
 
@@ -199,65 +196,12 @@ def new(**given: Any) -> None:
 @takes("paths", "problem", "precision:check", "tolerance", "rtol", "atol", "points", "follow_through", "fmt:check",
        "gradescope", "gradebook", *PROBLEM)
 def check(**given: Any) -> None:
+    from attntrace.cli import checking
+
     env = _env()
-    with _trouble_is_2(env):
-        _check(env, Given(given))
-
-
-@contextmanager
-def _trouble_is_2(env: Environment) -> Iterator[None]:
-    """check's exit status is its verdict: what keeps it from marking or reporting is 2, never 1 (not passed)"""
-    try:
-        yield
-    except EXPECTED as e:
-        if not isinstance(e, BrokenPipeError):
-            with suppress(BrokenPipeError):  # stderr's reader gone: the line goes unread, the status stands
-                failure(env, e)
-        raise typer.Exit(ExitStatus.USAGE) from None
-
-
-def _check(env: Environment, g: Given) -> None:
-    """mark the sheets, write the files asked for and show the reports; exit with the verdict"""
-    from attntrace.homework import classroom
-    from attntrace.homework import report as reports
-    from attntrace.homework.marking import Rule
-    from attntrace.render.jsonform import dumps
-
-    exact = g.rtol is not None or g.atol is not None
-    if g.tolerance is not None and exact:
-        raise typer.BadParameter(_("give --tolerance, or --rtol/--atol, not both"), param_hint="--tolerance")
-    if g.precision is not None and (exact or g.tolerance is not None):
-        raise typer.BadParameter(_("a tolerance replaces rounding at a precision; give one of them"),
-                                 param_hint="--precision")
-    rule = Rule(precision=g.precision, rtol=g.tolerance / 2 if g.tolerance is not None else g.rtol,
-                atol=g.tolerance if g.tolerance is not None else g.atol, follow_through=g.follow_through,
-                points=points(g.points))
-    problem_path, sheet_paths = classroom.split(g.paths, g.problem)
-    if g.gradescope is not None and len(sheet_paths) > 1:
-        raise typer.BadParameter(_("Gradescope's results.json is for one sheet; {n} were given (use --gradebook for a "
-                                   "class)").format(n=len(sheet_paths)), param_hint="--gradescope")
-    distinct({"--gradescope": g.gradescope, "--gradebook": g.gradebook},
-             [*sheet_paths, problem_path, *(classroom.beside(s) for s in sheet_paths)])
-    marked = classroom.mark(sheet_paths, problem_path, lambda source: _problem(source, env, g), rule,
-                            keep_going=len(sheet_paths) > 1)
-    files: dict[Path, str] = {}
-    if g.gradescope is not None and marked.reports:
-        files[g.gradescope] = dumps(reports.gradescope(marked.reports[0]))
-    if g.gradebook is not None:
-        files[g.gradebook] = reports.gradebook(marked.reports, marked.unreadable)
-    write_files(files)
-    verdict = (ExitStatus.USAGE if marked.unreadable else ExitStatus.ERROR if not all(r.passed for r in marked.reports)
-               else ExitStatus.SUCCESS)
-    with suppress(BrokenPipeError):  # stderr's reader gone: the lines go unread, the verdict stands
-        for _unused, error, _english in marked.unreadable:
-            env.message(f"attntrace: {error}")
-    try:
-        show(env, reports.document(marked.reports, marked.unreadable, one=len(sheet_paths) == 1),
-             OutputOptions(format=g.fmt))
-    except BrokenPipeError:  # a reader that has gone away (| head) has read enough; the verdict stands
-        env.quiet_stdout()
-    if verdict:
-        raise typer.Exit(verdict)
+    g = Given(given)
+    with checking.trouble_is_2(env):
+        checking.check(env, g, lambda source: _problem(source, env, g))
 
 
 @takes("file", "key", "input_:worksheet", "flash:worksheet", "decode:worksheet", "sinks", "precision:worksheet",
@@ -273,9 +217,10 @@ def worksheet(**given: Any) -> None:
     if g.decode and (g.flash is not None or g.input_ is not None):
         raise typer.BadParameter(_("--decode works every step; leave out --flash and --input"), param_hint="--decode")
     if g.decode:
+        from attntrace.cli import decoding
         from attntrace.homework import decodesheet
 
-        show(env, decodesheet.document(_decodable(g.file, env, g.window, g.sinks), g.window, g.sinks, g.precision,
+        show(env, decodesheet.document(decoding.decodable(g.file, env, g.window, g.sinks), g.window, g.sinks, g.precision,
                                        g.key), opts, blank_from=None if g.key else 0)
         return
     t = tracing.traced(g.file, _problem(g.file, env, g), query=g.input_, carry_rounding=g.precision)
@@ -283,21 +228,6 @@ def worksheet(**given: Any) -> None:
         show(env, flashsheet.document(t, g.flash, g.precision, g.key), opts, blank_from=None if g.key else 0)
         return
     show(env, document(t, g.precision, g.key), opts, blank_from=None if g.key else 3)
-
-
-def _decodable(file: Optional[str], env: Environment, window: int | None, sinks: int) -> Any:
-    """the problem in file, checked for decoding with its window and sinks (a bad fit said once, about the file)"""
-    from attntrace.core.decode import check
-    from attntrace.core.problem import problem_error
-    from attntrace.errors import AttntraceError
-    from attntrace.files.problemfile import origin
-
-    p = tracing.problem(file, env)
-    try:
-        check(p, window, sinks, None)
-    except AttntraceError as e:
-        raise (e if e.exit_code == 2 else problem_error(origin(file, {}), e)) from None
-    return p
 
 
 @takes("roster", "output:assign", "seed:assign", *SIZES, "mask:no-padding", "window", "scale:drawn", "precision:assign")

@@ -3,6 +3,8 @@ steps or the JSON form."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from attntrace.cli.output import OutputOptions, show
 from attntrace.cli.terminal import Environment
 from attntrace.errors import AttntraceError, OutOfRange
@@ -41,3 +43,18 @@ def decode(env: Environment, file: str | None, window: int | None, sinks: int, p
     from attntrace.views.decode import decode_steps
 
     show(env, Document(decode_steps(d), title=title), opts)
+
+
+def decodable(file: str | None, env: Environment, window: int | None, sinks: int) -> Any:
+    """the problem in file, checked for decoding with its window and sinks (a bad fit said once, about the file)"""
+    from attntrace.cli import tracing
+    from attntrace.core.decode import check
+    from attntrace.core.problem import problem_error
+    from attntrace.files.problemfile import origin
+
+    p = tracing.problem(file, env)
+    try:
+        check(p, window, sinks, None)
+    except AttntraceError as e:
+        raise (e if e.exit_code == 2 else problem_error(origin(file, {}), e)) from None
+    return p
