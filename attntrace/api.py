@@ -167,19 +167,20 @@ def decode(problem: Problem | None = None, *, window: int | None = None, sinks: 
 
 def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: int | None = 1, *,
                query: int | None = None, carry_rounding: int | None = None, bert: bool = False,
-               **settings: Any) -> ModelHead:
+               float64: bool = False, **settings: Any) -> ModelHead:
     """trace a head (from 1; None: every head of the layer, with W_O) of a local Hugging Face model on a sentence:
     the trace, the sentence's tokens and its title.
 
     model: a directory, the id of a model in the local Hugging Face cache or an installed package's model name
     (bert=True: a BERT directory, None for all-MiniLM-L6-v2); query: only this input (from 1); carry_rounding: round
-    every intermediate to this many decimals and carry it on, as by hand; settings (scale, mask, window) replace the
-    model's own.
+    every intermediate to this many decimals and carry it on, as by hand; float64: the layers before the traced one
+    multiply in float64 even in a model of more than 300 million weights (which multiplies them in float32, as
+    transformers does; the traced layer is float64 always); settings (scale, mask, window) replace the model's own.
     """
     from dataclasses import replace
 
     from attntrace.checkpoints import head as heads
 
     traced = heads.model_head(model, sentence, layer, head, query=query, carry_rounding=carry_rounding, bert=bert,
-                              **settings)
+                              float64=float64, **settings)
     return replace(traced, trace=Trace.of(traced.trace))

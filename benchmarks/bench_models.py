@@ -1,13 +1,32 @@
-"""Time from command start to the first table for the last layer of a Llama-style model (bfloat16 weights, grouped-query
-heads), against loading its weights alone, in the same run. The model is random, written here with numpy; the
-tokenizer is trained here on one sentence.
+"""A real-size checkpoint, traced by attntrace and by Hugging Face transformers side by side: wall time and peak memory.
 
-    python benchmarks/bench_models.py
+    python benchmarks/bench_models.py [--shape tinyllama|qwen2|gpt2] [--checkpoint DIR] [--layer L] [--head H]
+                                      [--repeat N] [--transformers-python PATH]
+
+The checkpoint is a random one of the shape's real size, written by scripts/make_checkpoint.py into a scratch folder
+(or the one --checkpoint names; it is written there when the folder is empty), and read once before the runs so that
+both read it from the system's cache. The sentence is scripts/make_checkpoint.py's (82 tokens with the Llama shape's
+tokenizer).
+
+Each command runs in a fresh process, the commands in turns so that a busy machine slows each alike; the figure is
+the median wall time and the largest peak resident memory (os.wait4's resource usage) of its runs:
+- `attntrace model DIR SENTENCE --layer L --head H --format json -o FILE` at the last layer (the ratio's subject), and
+  at layers 2 and L/2 (the peak memory must not grow with the layer);
+- the same head's eight steps as plain text, and --all-heads' summary of the layer (target: 1.2x the one head), both to
+  a file with -o; and --all-heads --format json, every head's arrays (18 times the single head's JSON);
+- transformers (torch on the CPU, float32, eager attention, output_attentions=True) loading the model and writing the
+  same head's weights as JSON: the baseline (target: attntrace at most 0.5x its time). transformers is optional: it is
+  imported by --transformers-python (default: this Python); without it the comparison is skipped, and said so.
+
+It also states how far the traced head's numbers are from a run with every layer in float64 (`--float64`), and from
+transformers' attention weights.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -17,95 +36,125 @@ from pathlib import Path
 
 import numpy as np
 
-RUNS = 7
-SENTENCE = "The animal didn't cross the street because it was too tired"
-SIZES = dict(hidden_size=1024, num_attention_heads=16, num_key_value_heads=4, intermediate_size=2816,
-             num_hidden_layers=6, vocab_size=32000)
-LOAD = ("import sys; from pathlib import Path; from attntrace.checkpoints.tensors import open_weights\n"
-        "w = open_weights(Path(sys.argv[1]))\nfor name in w.names: w.get(name)")  # each tensor widened, then let go
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import make_checkpoint  # noqa: E402
+
+ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+TRANSFORMERS = """
+import json, sys, torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+folder, sentence, layer, head, out = sys.argv[1:6]
+torch.set_grad_enabled(False)
+model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32, attn_implementation="eager")
+ids = AutoTokenizer.from_pretrained(folder)(sentence, return_tensors="pt")
+weights = model(**ids, output_attentions=True).attentions[int(layer) - 1][0, int(head) - 1]
+with open(out, "w") as f:
+    json.dump({"weights": weights.double().tolist()}, f)
+"""
+HEAD = 5
 
 
-def write_model(directory: Path) -> int:
-    """config.json, model.safetensors (bfloat16) and tokenizer.json of a random Llama-style model; its size in bytes"""
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    s = SIZES
-    hidden, d = s["hidden_size"], s["hidden_size"] // s["num_attention_heads"]
-    shapes = {"model.embed_tokens.weight": (s["vocab_size"], hidden)}
-    for i in range(s["num_hidden_layers"]):
-        p = f"model.layers.{i}."
-        shapes |= {p + "input_layernorm.weight": (hidden,), p + "post_attention_layernorm.weight": (hidden,),
-                   p + "self_attn.q_proj.weight": (hidden, hidden), p + "self_attn.o_proj.weight": (hidden, hidden),
-                   p + "self_attn.k_proj.weight": (s["num_key_value_heads"] * d, hidden),
-                   p + "self_attn.v_proj.weight": (s["num_key_value_heads"] * d, hidden),
-                   p + "mlp.gate_proj.weight": (s["intermediate_size"], hidden),
-                   p + "mlp.up_proj.weight": (s["intermediate_size"], hidden),
-                   p + "mlp.down_proj.weight": (hidden, s["intermediate_size"])}
-    rng = np.random.default_rng(0)
-    header, blobs, offset = {}, [], 0
-    for name, shape in shapes.items():
-        values = (rng.standard_normal(shape, dtype=np.float32) / np.sqrt(shape[-1])).astype(np.float32)
-        if name.endswith("layernorm.weight"):
-            values = values + 1
-        bits = (values.view(np.uint32) >> 16).astype("<u2")  # bfloat16: the upper half of each float32
-        header[name] = {"dtype": "BF16", "shape": list(shape), "data_offsets": [offset, offset + bits.nbytes]}
-        blobs.append(bits)
-        offset += bits.nbytes
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    with open(directory / "model.safetensors", "wb") as f:
-        f.write(len(text).to_bytes(8, "little") + text)
-        for blob in blobs:
-            f.write(blob.tobytes())
-    config = {"model_type": "llama", **SIZES, "max_position_embeddings": 2048, "rms_norm_eps": 1e-5,
-              "rope_theta": 10000.0, "hidden_act": "silu", "torch_dtype": "bfloat16"}
-    (directory / "config.json").write_text(json.dumps(config), encoding="utf-8")
-    tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
-    tokenizer.train_from_iterator([SENTENCE], trainers.BpeTrainer(vocab_size=200, special_tokens=["<unk>", "<s>"],
-                                                                  show_progress=False))
-    tokenizer.save(str(directory / "tokenizer.json"))
-    return (directory / "model.safetensors").stat().st_size
-
-
-def first_line_after(args: list[str]) -> float:
+def timed(args: list[str]) -> tuple[float, int]:
+    """one run of a command: its wall time in seconds and its peak resident memory in bytes"""
     start = time.perf_counter()
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert proc.stdout is not None
-    proc.stdout.readline()
-    elapsed = time.perf_counter() - start
-    proc.stdout.close()
-    proc.wait()
-    return elapsed
+    child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    assert child.stderr is not None
+    errors = child.stderr.read()
+    _pid, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"{' '.join(args[:4])} … failed: {errors.decode(errors='replace')[-2000:]}")
+    return wall, usage.ru_maxrss * 1024  # kilobytes on Linux
 
 
-def wall(args: list[str]) -> float:
-    start = time.perf_counter()
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+def has_transformers(python: str) -> bool:
+    return subprocess.run([python, "-c", "import torch, transformers"], capture_output=True).returncode == 0
+
+
+def head_of(file: Path) -> dict[str, np.ndarray]:
+    doc = json.loads(file.read_text(encoding="utf-8"))
+    head = doc["heads"][0] if "heads" in doc else doc
+    return {key: np.array(head[key]) for key in ("scores", "weights", "output") if key in head}
 
 
 def main() -> None:
-    py = sys.executable
-    with tempfile.TemporaryDirectory() as folder:
-        directory = Path(folder)
-        size = write_model(directory)
-        layer = str(SIZES["num_hidden_layers"])
-        command = [py, "-m", "attntrace", "model", folder, SENTENCE, "--layer", layer, "--head", "1"]
-        wall([py, "-c", LOAD, folder])  # the file in the page cache for both
-        loads, firsts, bares = [], [], []
-        for _ in range(RUNS):  # interleaved, so that whatever else the machine does weighs on each alike
-            loads.append(wall([py, "-c", LOAD, folder]))
-            firsts.append(first_line_after(command))
-            bares.append(wall([py, "-c", "import numpy"]))
-        load, first, bare = (statistics.median(times) for times in (loads, firsts, bares))
-    s = SIZES
-    print(f"model, layer {layer} of a random Llama-style model: {s['num_hidden_layers']} layers, hidden size "
-          f"{s['hidden_size']}, {s['num_attention_heads']} heads on {s['num_key_value_heads']} key/value heads, "
-          f"{size / 1e6:.0f} MB of bfloat16 (median of {RUNS})")
-    print(f"  python -c 'import numpy'                  {bare * 1e3:7.1f} ms")
-    print(f"  load the weights alone, widened (python -c) {load * 1e3:7.1f} ms")
-    print(f"  attntrace model … first table               {first * 1e3:7.1f} ms   ratio {first / load:.2f}x the load")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--shape", choices=("tinyllama", "qwen2", "gpt2"), default="tinyllama")
+    parser.add_argument("--checkpoint", type=Path, help="the checkpoint's folder (written there when empty)")
+    parser.add_argument("--layer", type=int, help="the layer traced (default: the last)")
+    parser.add_argument("--head", type=int, default=HEAD)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--transformers-python", default=sys.executable,
+                        help="a Python with torch and transformers (default: this one)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.checkpoint or Path(scratch) / args.shape
+        if not (folder / "config.json").exists():
+            print(f"writing a {args.shape}-shaped checkpoint into {folder} …", file=sys.stderr)
+            make_checkpoint.write(args.shape, folder)
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        layers = config.get("num_hidden_layers") or config["n_layer"]
+        last = args.layer or layers
+        size = sum(p.stat().st_size for p in folder.glob("*.safetensors"))
+        for shard in folder.glob("*.safetensors"):  # into the system's cache, for every command alike
+            with open(shard, "rb") as f:
+                while f.read(1 << 24):
+                    pass
+        out = Path(scratch)
+        sentence = make_checkpoint.SENTENCE
+
+        def attntrace(layer: int, *more: str, file: str = "") -> list[str]:
+            return [sys.executable, "-m", "attntrace", "model", str(folder), sentence, "--layer", str(layer),
+                    "--head", str(args.head), *more, "--format", "json", "-o", str(out / (file or f"layer{layer}.json"))]
+
+        commands = {f"attntrace, layer {last}, head {args.head}": attntrace(last)}
+        for layer in sorted({2, max(1, last // 2)} - {last}):
+            commands[f"attntrace, layer {layer}"] = attntrace(layer)
+        commands[f"attntrace, layer {last}, plain"] = attntrace(last, file="one.txt")[:-4] + ["-o", str(out / "one.txt")]
+        commands[f"attntrace, layer {last}, --all-heads"] = attntrace(last, "--all-heads")[:-4] + ["-o", str(out / "all.txt")]
+        commands[f"attntrace, layer {last}, --all-heads json"] = attntrace(last, "--all-heads", file="all.json")
+        comparing = has_transformers(args.transformers_python)
+        if comparing:
+            commands[f"transformers, layer {last}, head {args.head}"] = [
+                args.transformers_python, "-c", TRANSFORMERS, str(folder), sentence, str(last), str(args.head),
+                str(out / "transformers.json")]
+        walls: dict[str, list[float]] = {name: [] for name in commands}
+        peaks = dict.fromkeys(commands, 0)
+        for _ in range(args.repeat):
+            for name, line in commands.items():
+                wall, peak = timed(line)
+                walls[name].append(wall)
+                peaks[name] = max(peaks[name], peak)
+        timed(attntrace(last, "--float64", file="float64.json"))
+        fast, exact = head_of(out / f"layer{last}.json"), head_of(out / "float64.json")
+        tokens = len(json.loads((out / f"layer{last}.json").read_text(encoding="utf-8"))["tokens"])
+        theirs = head_of(out / "transformers.json") if comparing else None
+
+    print(f"{args.shape}-shaped checkpoint: {layers} layers, {size / 1e9:.2f} GB; a sentence of {tokens} tokens; "
+          f"median of {args.repeat}, in turns")
+    one = statistics.median(walls[f"attntrace, layer {last}, plain"])
+    one_json = statistics.median(walls[f"attntrace, layer {last}, head {args.head}"])
+    base = statistics.median(walls[f"transformers, layer {last}, head {args.head}"]) if comparing else None
+    for name in commands:
+        wall = statistics.median(walls[name])
+        said = f"  {name:<40} {wall:6.2f} s  peak {peaks[name] / 2 ** 20:6.0f} MiB"
+        if name.endswith("--all-heads"):
+            said += f"   {wall / one:.2f}x one head's steps (target 1.2x)"
+        elif name.endswith("--all-heads json"):
+            said += f"   {wall / one_json:.2f}x one head's JSON"
+        elif base is not None and name.startswith(f"attntrace, layer {last},"):
+            said += f"   {wall / base:.2f}x transformers (target 0.5x)"
+        print(said)
+    if not comparing:
+        print(f"  transformers: not installed for {args.transformers_python}; the comparison is skipped "
+              "(pip install torch transformers, or --transformers-python PATH)")
+    print(f"  layers before {last} in float32 against every layer in float64 (--float64), largest difference:")
+    for key in fast:
+        print(f"    {key:<8} {np.abs(fast[key] - exact[key]).max():.1e}   (largest value {np.abs(exact[key]).max():.3g})")
+    if theirs is not None and theirs["weights"].shape == exact["weights"].shape:
+        print(f"  transformers' float32 weights against --float64, largest difference: "
+              f"{np.abs(theirs['weights'] - exact['weights']).max():.1e}")
 
 
 if __name__ == "__main__":

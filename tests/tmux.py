@@ -13,10 +13,12 @@ from pathlib import Path
 class Tmux:
     """attntrace in a tmux session of its own (its own server), read as a person would see it"""
 
-    def __init__(self, tmp_path: Path, *args: str, width: int = 100, height: int = 30) -> None:
+    def __init__(self, tmp_path: Path, *args: str, width: int = 100, height: int = 30,
+                 python: tuple[str, ...] = ("-m", "attntrace")) -> None:
+        """python: what the Python interpreter is given before args (a module to run, or -c and a program)"""
         self.socket = f"attntrace-test-{os.getpid()}-{id(self)}"
         self.exit = tmp_path / "exit-status"
-        command = f"{shlex.join([sys.executable, '-m', 'attntrace', *args])}; echo $? > {shlex.quote(str(self.exit))}" \
+        command = f"{shlex.join([sys.executable, *python, *args])}; echo $? > {shlex.quote(str(self.exit))}" \
                   "; exec sleep 600"  # the screen stays to be read, until the server is killed
         env = {**os.environ, "TERM": "xterm-256color"}
         env.pop("NO_COLOR", None)

@@ -4,10 +4,11 @@ Its Conv1D weights are stored in x out, the x · W layout a problem takes, so no
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
-from attntrace.checkpoints.attend import attend
+from attntrace.checkpoints.attend import Layer, attend_projected
 from attntrace.checkpoints.layers import activation, layer_norm
 from attntrace.checkpoints.model import Dims, Model
 from attntrace.checkpoints.tokenize import Encoding
@@ -90,13 +91,26 @@ class GPT2(Model):
             heads=self.heads if full else 1,
             w_o=self.get(p + "attn.c_proj.weight") if full else None,
             b_o=self.get(p + "attn.c_proj.bias") if full else None,
-            scale=self.scale(layer), mask=(Causal(),), tokens=e.labels, name=self.title(layer, head),
+            scale=self.scale(layer), mask=self.settings(layer).mask, tokens=e.labels, name=self.title(layer, head),
         )
 
-    def block(self, h: np.ndarray, layer: int, e: Encoding) -> np.ndarray:
+    def settings(self, layer: int) -> Layer:
+        """the attention settings of layer (from 1): causal, scaled as scale() says"""
+        return Layer(heads=self.heads, kv_heads=self.heads, mask=(Causal(),), scale=self.scale(layer))
+
+    def self_attention(self, h: np.ndarray, layer: int, e: Encoding,
+                       dtype: type[np.floating[Any]] = np.float64) -> np.ndarray:
+        """[n, hidden]: the layer's attention on ln_1(h), every head and c_proj, its projections in dtype"""
+        p = f"h.{layer - 1}."
+        x = layer_norm(h, self.get(p + "ln_1.weight"), self.get(p + "ln_1.bias"), self.eps)
+        q, k, v = np.split(self.linear(p + "attn.c_attn", x, stored="in x out", dtype=dtype), 3, axis=1)
+        return self.linear(p + "attn.c_proj", attend_projected(self.settings(layer), q, k, v), stored="in x out",
+                           dtype=dtype)
+
+    def block(self, h: np.ndarray, layer: int, e: Encoding, dtype: type[np.floating[Any]] = np.float64) -> np.ndarray:
         """h + attention(ln_1(h)), then + MLP(ln_2(·))"""
         p = f"h.{layer - 1}."
-        h = h + attend(self.attention(h, layer, None, e))
+        h = h + self.self_attention(h, layer, e, dtype)
         y = layer_norm(h, self.get(p + "ln_2.weight"), self.get(p + "ln_2.bias"), self.eps)
-        inner = self.act(self.linear(p + "mlp.c_fc", y, stored="in x out"))
-        return h + self.linear(p + "mlp.c_proj", inner, stored="in x out")
+        inner = self.act(self.linear(p + "mlp.c_fc", y, stored="in x out", dtype=dtype))
+        return h + self.linear(p + "mlp.c_proj", inner, stored="in x out", dtype=dtype)

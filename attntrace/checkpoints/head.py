@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from attntrace.checkpoints.session import Entering
+from attntrace.checkpoints.session import Entering, Progress
 from attntrace.core.problem import Problem
 from attntrace.core.trace import Trace
 from attntrace.errors import AttntraceError
@@ -62,13 +62,16 @@ class Opened:
 
 
 def enter(found: tuple[Path, str], sentence: str, layer: int = 1, head: int | None = 1,
-          model_type: str | None = None, every: bool = False) -> Opened:
+          model_type: str | None = None, every: bool = False, float64: bool = False,
+          progress: Progress | None = None) -> Opened:
     """load the model found, check layer and head, tokenize the sentence and run it up to the layer (from 1); every:
-    the whole layer (the head given is checked all the same)"""
+    the whole layer (the head given is checked all the same); float64: the layers before it in float64 whatever the
+    model's size; progress: told (k, layer) as each layer before it is done"""
     from attntrace.checkpoints.session import entering
 
     directory, name = found
-    return Opened(entering(directory, name, sentence, layer, head, model_type), name, layer, None if every else head)
+    return Opened(entering(directory, name, sentence, layer, head, model_type, float64, progress), name, layer,
+                  None if every else head)
 
 
 @dataclass(frozen=True)
@@ -82,18 +85,20 @@ class ModelHead:
 
 def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: int | None = 1, *,
                query: int | None = None, carry_rounding: int | None = None, bert: bool = False,
-               **settings: Any) -> ModelHead:
+               float64: bool = False, **settings: Any) -> ModelHead:
     """trace a head (from 1; None: every head of the layer, with W_O) of a local Hugging Face model on a sentence.
 
     model: a directory, the id of a model in the local Hugging Face cache or an installed package's model name
     (bert=True: a BERT directory, None for all-MiniLM-L6-v2); query: only this input (from 1); carry_rounding: round
-    every intermediate to this many decimals and carry it on, as by hand; settings (scale, mask, window) replace the
-    model's own.
+    every intermediate to this many decimals and carry it on, as by hand; float64: the layers before the traced one
+    multiply in float64 even in a model of more than 300 million weights (which multiplies them in float32, as
+    transformers does: the traced layer is float64 always); settings (scale, mask, window) replace the model's own.
     """
     from attntrace.core.engine import trace
     from attntrace.memory import check_trace
 
-    opened = enter(find(model, bert), sentence, layer, head, "bert" if bert else None, every=head is None)
+    opened = enter(find(model, bert), sentence, layer, head, "bert" if bert else None, every=head is None,
+                   float64=float64)
     problem = opened.problem(**settings)
     check_trace(problem, query)
     return ModelHead(trace(problem, query=query, carry_rounding=carry_rounding), opened.tokens, opened.title)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from attntrace.checkpoints.attend import attend
+from attntrace.checkpoints.attend import Layer, attend_projected
 from attntrace.checkpoints.jsonfile import huge, real, shown
 from attntrace.checkpoints.layers import activation, rms_norm
 from attntrace.checkpoints.model import Dims, Model
@@ -175,6 +175,7 @@ class Llama(Model):
             q_rows, kv_rows = slice((head - 1) * d, head * d), slice(block * d, (block + 1) * d)  # out x in: rows
         full = head is None
         b_o = self.optional(p + "self_attn.o_proj.bias") if full else None
+        settings = self.settings(layer, len(x))
         return Problem(
             x=x,
             w_q=self.get(p + "self_attn.q_proj.weight", q_rows).T, b_q=self.optional(p + "self_attn.q_proj.bias", q_rows),
@@ -182,19 +183,32 @@ class Llama(Model):
             w_v=self.get(p + "self_attn.v_proj.weight", kv_rows).T, b_v=self.optional(p + "self_attn.v_proj.bias", kv_rows),
             heads=self.heads if full else 1, kv_heads=self.kv_heads if full else None,
             w_o=self.get(p + "self_attn.o_proj.weight").T if full else None, b_o=b_o,
-            rope=Rope(base=self.base, pairs="half", positions=tuple(i / self.factor for i in range(len(x))),
-                      frequencies=self.frequencies),
-            scale=self.scale, softcap=self.softcap, mask=self.masks(layer), tokens=e.labels,
+            rope=settings.rope, scale=settings.scale, softcap=settings.softcap, mask=settings.mask, tokens=e.labels,
             name=self.title(layer, head),
         )
 
-    def block(self, h: np.ndarray, layer: int, e: Encoding) -> np.ndarray:
+    def settings(self, layer: int, n: int) -> Layer:
+        """the attention settings of layer (from 1) for n tokens: rotary positions, scale, soft cap and masks"""
+        rope = Rope(base=self.base, pairs="half", positions=tuple(i / self.factor for i in range(n)),
+                    frequencies=self.frequencies)
+        return Layer(heads=self.heads, kv_heads=self.kv_heads, mask=self.masks(layer), scale=self.scale, rope=rope,
+                     softcap=self.softcap)
+
+    def self_attention(self, h: np.ndarray, layer: int, e: Encoding,
+                       dtype: type[np.floating[Any]] = np.float64) -> np.ndarray:
+        """[n, hidden]: the layer's attention on input_layernorm(h), every head and W_O, its projections in dtype"""
+        p = f"layers.{layer - 1}."
+        x = self.norm(p + "input_layernorm.weight", h)
+        q, k, v = (self.linear(p + f"self_attn.{w}_proj", x, dtype=dtype) for w in "qkv")
+        return self.linear(p + "self_attn.o_proj", attend_projected(self.settings(layer, len(x)), q, k, v), dtype=dtype)
+
+    def block(self, h: np.ndarray, layer: int, e: Encoding, dtype: type[np.floating[Any]] = np.float64) -> np.ndarray:
         """h + attention(RMSNorm(h)), then + down(act(gate(y)) · up(y)) with y = RMSNorm(·)"""
         p = f"layers.{layer - 1}."
-        h = h + attend(self.attention(h, layer, None, e))
+        h = h + self.self_attention(h, layer, e, dtype)
         y = self.norm(p + "post_attention_layernorm.weight", h)
-        gate, up = self.linear(p + "mlp.gate_proj", y), self.linear(p + "mlp.up_proj", y)
-        return h + self.linear(p + "mlp.down_proj", self.act(gate) * up)
+        gate, up = self.linear(p + "mlp.gate_proj", y, dtype=dtype), self.linear(p + "mlp.up_proj", y, dtype=dtype)
+        return h + self.linear(p + "mlp.down_proj", self.act(gate) * up, dtype=dtype)
 
 
 class Qwen2(Llama):
@@ -270,13 +284,14 @@ class Gemma2(Llama):
         size = self.setting("sliding_window")
         return _window(self, size) if sliding and size is not None else None
 
-    def block(self, h: np.ndarray, layer: int, e: Encoding) -> np.ndarray:
+    def block(self, h: np.ndarray, layer: int, e: Encoding, dtype: type[np.floating[Any]] = np.float64) -> np.ndarray:
         """h + norm(attention(norm(h))), then + norm(down(act(gate(y)) · up(y))) with y = norm(·)"""
         p = f"layers.{layer - 1}."
-        h = h + self.norm(p + "post_attention_layernorm.weight", attend(self.attention(h, layer, None, e)))
+        h = h + self.norm(p + "post_attention_layernorm.weight", self.self_attention(h, layer, e, dtype))
         y = self.norm(p + "pre_feedforward_layernorm.weight", h)
-        gate, up = self.linear(p + "mlp.gate_proj", y), self.linear(p + "mlp.up_proj", y)
-        return h + self.norm(p + "post_feedforward_layernorm.weight", self.linear(p + "mlp.down_proj", self.act(gate) * up))
+        gate, up = self.linear(p + "mlp.gate_proj", y, dtype=dtype), self.linear(p + "mlp.up_proj", y, dtype=dtype)
+        down = self.linear(p + "mlp.down_proj", self.act(gate) * up, dtype=dtype)
+        return h + self.norm(p + "post_feedforward_layernorm.weight", down)
 
 
 def _window(model: Model, size: Any) -> int:

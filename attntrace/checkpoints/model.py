@@ -18,7 +18,6 @@ from attntrace.errors import AttntraceError
 from attntrace.escape import visible
 from attntrace.language import _
 
-BLOCK = 1 << 16  # weights widened and multiplied at a time: half a megabyte of float64, within a core's cache
 Dims = tuple[tuple[str, "int | None"], ...]  # a tensor's shape as config.json gives it: each size and its name there
 __all__ = ["Dims", "Model", "read_json"]
 
@@ -106,8 +105,15 @@ class Model(ABC):
         """[n, hidden]: the hidden state entering layer 1"""
 
     @abstractmethod
-    def block(self, h: np.ndarray, layer: int, e: Encoding) -> np.ndarray:
-        """[n, hidden] -> [n, hidden]: one whole layer (from 1)"""
+    def block(self, h: np.ndarray, layer: int, e: Encoding, dtype: type[np.floating[Any]] = np.float64) -> np.ndarray:
+        """[n, hidden] -> [n, hidden]: one whole layer (from 1), its weights multiplied in dtype (float32 or float64;
+        the norms, the scores and softmax, and the hidden state are float64 either way)"""
+
+    @abstractmethod
+    def self_attention(self, h: np.ndarray, layer: int, e: Encoding,
+                       dtype: type[np.floating[Any]] = np.float64) -> np.ndarray:
+        """[n, hidden]: what the layer's attention adds to h (every head and the output projection), computed as the
+        trace of attention(h, layer, None, e) would, its weights multiplied in dtype"""
 
     @abstractmethod
     def attention(self, h: np.ndarray, layer: int, head: int | None, e: Encoding) -> Problem:
@@ -185,23 +191,19 @@ class Model(ABC):
         """a tensor some checkpoints of the family have (a projection's bias), or None"""
         return self.get(key, index) if self.has(key) else None
 
-    def linear(self, key: str, x: np.ndarray, stored: str = "out x in") -> np.ndarray:
-        """[n, d_in] -> [n, d_out]: x · W (+ b where the checkpoint has key.bias), W read and widened a block of its
-        stored rows at a time, each block multiplied while it is in the cache; stored is nn.Linear's layout, "out x in",
-        or Conv1D's, "in x out" """
+    def linear(self, key: str, x: np.ndarray, stored: str = "out x in",
+               dtype: type[np.floating[Any]] = np.float64) -> np.ndarray:
+        """[n, d_in] -> [n, d_out]: x · W (+ b where the checkpoint has key.bias) in dtype, float32 or float64; stored
+        is nn.Linear's layout, "out x in", or Conv1D's, "in x out". W is widened whole, one tensor at a time (in float32
+        into the same memory each time), and multiplied once; an infinite or NaN weight is looked for only when the
+        product holds one"""
         name = self.prefix + key + ".weight"
         if name not in self.tensors:
             raise AttntraceError(_("{folder}: the weights have no {name}, which a {family} model has").format(
                 folder=self.directory, name=name, family=self.family))
-        rows, cols = self.tensors.shape(name)
-        step = max(1, BLOCK // cols)
-        if stored == "out x in":
-            out = np.empty((len(x), rows))
-            for start in range(0, rows, step):  # [step, d_in] @ [d_in, n] -> [step, n]: a block of outputs
-                out[:, start:start + step] = (self.tensors.get(name, slice(start, start + step)) @ x.T).T
-        else:
-            out = np.zeros((len(x), cols))
-            for start in range(0, rows, step):  # [n, step] @ [step, d_out]: a block of inputs' share of every output
-                out += x[:, start:start + step] @ self.tensors.get(name, slice(start, start + step))
+        w = self.tensors.borrow32(name) if dtype is np.float32 else self.tensors.get(name, dtype=dtype, checked=False)
+        out = x.astype(dtype, copy=False) @ (w.T if stored == "out x in" else w)
+        if not np.isfinite(out).all():
+            self.tensors.check_finite(name)
         bias = self.optional(key + ".bias")
         return out if bias is None else out + bias

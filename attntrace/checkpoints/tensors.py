@@ -49,6 +49,7 @@ class Tensors:
     def __init__(self, entries: dict[str, Entry]) -> None:
         self._entries = entries
         self._maps: dict[Path, mmap.mmap] = {}
+        self._scratch = np.empty(0, np.float32)
 
     def __contains__(self, name: object) -> bool:
         return name in self._entries
@@ -74,23 +75,62 @@ class Tensors:
         count = math.prod(entry.shape)
         return np.frombuffer(data, DTYPES[entry.dtype], count, entry.start).reshape(entry.shape)
 
-    def get(self, name: str, index: Any = ()) -> np.ndarray:
-        """the tensor, or raw(name)[index], as float64: only the part asked for is converted"""
+    def get(self, name: str, index: Any = (), dtype: type[np.floating[Any]] = np.float64,
+            checked: bool = True) -> np.ndarray:
+        """the tensor, or raw(name)[index], widened (or narrowed) to dtype, float64 unless asked: only the part asked for
+        is converted; checked: an infinite or NaN weight is refused (unchecked, a product of it is, see check_finite)"""
         entry = self._entries[name]
         if entry.dtype not in FLOATS:
             raise AttntraceError(_("{file}: the tensor {name} holds {dtype}, not floating-point weights").format(
                 file=entry.file, name=visible(name), dtype=entry.dtype))
         part = self.raw(name)[index]
-        if entry.dtype == "BF16":
-            bits = part.astype(np.uint32)
-            bits <<= 16
-            wide = bits.view(np.float32).astype(np.float64)
-        else:
-            wide = part.astype(np.float64)
-        if not np.isfinite(wide).all():
-            raise AttntraceError(_("{file}: the tensor {name} holds an infinite or NaN weight; the file is damaged, or "
-                                   "the model diverged in training").format(file=entry.file, name=visible(name)))
+        if entry.dtype == "BF16":  # the upper half of a float32, exactly
+            part = np.left_shift(part, 16, dtype=np.uint32).view(np.float32)
+        if checked:
+            self.check_finite(name, part)
+        wide = part.astype(dtype)
+        wide.setflags(write=False)  # the weights as read: a trace keeps views of them, never copies
         return wide
+
+    def borrow32(self, name: str) -> np.ndarray:
+        """the whole tensor as float32, unchecked, in a buffer kept for the next one: valid until borrow32 is called
+        again. One tensor is widened at a time, into the same memory each time (no new pages to map for each); a
+        float32 one is read where it lies in the file"""
+        entry = self._entries[name]
+        if entry.dtype not in FLOATS:
+            self.get(name)  # says it is not floating-point weights
+        raw = self.raw(name)
+        if entry.dtype == "F32":
+            return raw  # float32 already: the memory map itself, read-only, nothing copied
+        if self._scratch.size < raw.size:
+            self._scratch = np.empty(raw.size, np.float32)
+        out = self._scratch[:raw.size].reshape(raw.shape)
+        if entry.dtype == "BF16":  # the upper half of a float32, exactly
+            np.left_shift(raw, 16, out=out.view(np.uint32), dtype=np.uint32)
+        else:
+            np.copyto(out, raw, casting="unsafe")  # float16 widens exactly; float64 rounds to the nearest float32
+        return out
+
+    def check_finite(self, name: str, values: np.ndarray | None = None) -> None:
+        """refuse the tensor (values, read from it; else the whole tensor) when it holds an infinite or NaN weight"""
+        if values is None:
+            values = self.get(name, checked=False)
+        if not np.isfinite(values).all():
+            raise AttntraceError(_("{file}: the tensor {name} holds an infinite or NaN weight; the file is damaged, or "
+                                   "the model diverged in training").format(file=self._entries[name].file,
+                                                                            name=visible(name)))
+
+    def release(self) -> None:
+        """give back the pages of the files read so far (they stay in the system's cache): what a layer read is not
+        kept in this process's memory while the next layer runs"""
+        for data in self._maps.values():
+            if hasattr(data, "madvise") and hasattr(mmap, "MADV_DONTNEED"):  # Linux and macOS; elsewhere kept
+                data.madvise(mmap.MADV_DONTNEED)
+
+    @property
+    def count(self) -> int:
+        """how many floating-point weights the files hold"""
+        return sum(math.prod(entry.shape) for entry in self._entries.values() if entry.dtype in FLOATS)
 
     def _map(self, file: Path) -> mmap.mmap:
         if file not in self._maps:

@@ -146,6 +146,10 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
     "who": (Annotated[bool, typer.Option("--who", help=N_("Only the compact view: each token's top 3 tokens."))], False),
     "all_heads": (Annotated[bool, typer.Option("--all-heads", help=N_(
         "Summarise who attends to whom over every head of the layer."))], False),
+    "float64": (Annotated[bool, typer.Option("--float64", help=N_(
+        "Multiply the weights of the layers before the traced one in float64 too (slower). A model of more than 300 "
+        "million weights multiplies them in float32 by default, as transformers does; the traced layer is float64 "
+        "always."))], False),
     "explore_": (Annotated[bool, typer.Option("--explore", help=N_(
         "Step through the head interactively (as attntrace explore does a problem file)."))], False),
     # each command's own
@@ -240,7 +244,8 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
         "Show only the step that generates this token, from 1."))], None),
 }
 TRACED = (*SHOWN, *PROBLEM, "output", "colour", *MATRICES, *EXPORTS)  # run's, step's and explain's, in their order
-HEAD = ("input_:token", "extract", "who", "all_heads", "explore_")  # model and bert's own, after the sentence and layer/head
+HEAD = ("input_:token", "extract", "who", "all_heads", "float64", "explore_")  # model and bert's own, after the
+# sentence and layer/head
 HEAD_SHOWN = (*SHOWN, "scale", "scale_by", "mask:no-padding", "window", "output", "colour", *EXPORTS)
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -6,7 +6,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING
 
@@ -15,6 +15,8 @@ from attntrace.language import _
 
 if TYPE_CHECKING:
     from attntrace.files.forked import Segments
+
+Progress = Callable[[int, int], None]  # told (k, L) as layer k of the way to layer L is done
 
 PIPE_SIZE = 1 << 20  # what an unprivileged process may ask for by default (/proc/sys/fs/pipe-max-size)
 
@@ -60,13 +62,20 @@ class Environment:
         """pausing needs a person: stdin and stdout both terminals, and stdout not redirected to a file"""
         return self.stdin_isatty and self.stdout_isatty and not to_file
 
-    def progress(self, text: str) -> AbstractContextManager[object]:
-        """a spinner on stderr while something slow runs, only when a person is watching stderr"""
+    @contextmanager
+    def progress(self, text: str) -> Iterator[Progress | None]:
+        """a progress line on stderr while a model runs up to a layer, told (k, L) as each layer is done, only when a
+        person is watching stderr (None otherwise) and only once it has taken more than a second"""
         if not self.stderr.isatty():
-            return nullcontext()
-        from rich.console import Console
+            yield None
+            return
+        from attntrace.cli.progress import LayerProgress
 
-        return Console(file=self.stderr, no_color=self.no_color).status(text)
+        shown = LayerProgress(self.stderr, self.no_color, text)
+        try:
+            yield shown.tell
+        finally:
+            shown.stop()
 
     def message(self, text: str) -> None:
         self.stderr.write(text + "\n")

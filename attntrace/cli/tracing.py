@@ -135,8 +135,9 @@ def model_head(env: Environment, where: Callable[[], tuple[Path, str]], model_ty
 
     found = where()
     distinct({"--extract": g.extract, **g.outputs()}, [found[0]])
-    with env.progress(_("loading {name} and running it up to layer {layer}…").format(name=found[1], layer=g.layer)):
-        opened = enter(found, g.sentence, g.layer, g.head, model_type, every=all_heads)
+    with env.progress(_("running {name} up to layer {layer}").format(name=found[1], layer=g.layer)) as progress:
+        opened = enter(found, g.sentence, g.layer, g.head, model_type, every=all_heads, float64=g.float64,
+                       progress=progress)
     encoding, name = opened.entered.encoding, opened.name
     unknown = unknown_note(encoding)
     if unknown:

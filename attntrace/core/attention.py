@@ -15,7 +15,23 @@ from attntrace.core.arithmetic import EXACT, Exact
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from attntrace.core.problem import Dims, Problem
+    from attntrace.core.problem import Dims
+    from attntrace.core.variants import Rope
+
+
+class Variants(Protocol):
+    """what heads() reads of a problem besides its arrays: a Problem, or a model layer's settings (checkpoints)"""
+
+    @property
+    def rope(self) -> Rope | None: ...
+    @property
+    def softcap(self) -> float | None: ...
+    @property
+    def sink(self) -> tuple[float, ...] | None: ...
+    @property
+    def alibi(self) -> bool: ...
+    @property
+    def source(self) -> np.ndarray | None: ...
 
 
 def softmax(z: np.ndarray, allowed: np.ndarray | None = None, sink: float | None = None) -> np.ndarray:
@@ -160,7 +176,7 @@ class Head:
     attended: Attended
 
 
-def heads(problem: Problem, d: Dims, rows: np.ndarray, q_all: np.ndarray, k_all: np.ndarray, v_all: np.ndarray,
+def heads(problem: Variants, d: Dims, rows: np.ndarray, q_all: np.ndarray, k_all: np.ndarray, v_all: np.ndarray,
           allowed: np.ndarray | None, divisor: float, arithmetic: Exact = EXACT,
           watch: Watch | None = None) -> list[Head]:
     """every head of problem for the query rows (from 0): q_all [n_q, heads*d_k], k_all [m, kv_heads*d_k],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -203,7 +203,14 @@ def _width(w: np.ndarray | None, default: int) -> int:
     return default if w is None else w.shape[1]
 
 
-def divisor(problem: Problem, d_k: int) -> float:
+class Scaled(Protocol):
+    """what divisor() reads: a Problem, or a model layer's settings"""
+
+    @property
+    def scale(self) -> bool | float: ...
+
+
+def divisor(problem: Scaled, d_k: int) -> float:
     """what the scores are divided by: sqrt(d_k) for scale=true, 1 for false, else the number"""
     if problem.scale is True:
         return math.sqrt(d_k)

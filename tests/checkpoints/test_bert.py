@@ -157,22 +157,6 @@ def test_without_tokenizers_a_one_line_message_says_how_to_install(attntrace, mo
     assert r.code == 1 and "pip install 'attntrace[bert]'" in r.err and len(r.err.strip().splitlines()) == 1
 
 
-def test_loading_shows_a_progress_indicator_in_a_terminal():
-    import os
-
-    import pexpect
-
-    from tests.conftest import ROOT
-
-    child = pexpect.spawn(sys.executable, ["-m", "attntrace", "bert", SENTENCE, "--layer", "6", "--who"],
-                          cwd=str(ROOT), env={**os.environ, "TERM": "xterm"}, encoding="utf-8", timeout=60)
-    child.expect("loading all-MiniLM-L6-v2")
-    child.expect("Who attends to whom")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-
-
 def test_repeated_wordpieces_get_their_position_after_the_token():
     labels = unique_labels(("[CLS]", "the", "cat", "the", "the", "[SEP]"))
     assert labels == ("[CLS]", "the", "cat", "the·4", "the·5", "[SEP]")

@@ -266,7 +266,7 @@ def test_weights_that_overflow_the_forward_pass_are_one_error_and_no_warning(mon
 
     model = load(MODELS / "gpt2", "gpt2")
     e = encode(model.directory, "the cat", model.positions)
-    monkeypatch.setattr(model, "block", lambda h, layer, e: h * 1e308 * 1e308)
+    monkeypatch.setattr(model, "block", lambda h, layer, e, dtype=None: h * 1e308 * 1e308)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(AttntraceError, match="the hidden state entering layer 2 overflow"):

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("tokenizers")
 
-from attntrace.checkpoints.attend import attend  # noqa: E402
+from attntrace.checkpoints.attend import Layer, attend_projected  # noqa: E402
 from attntrace.checkpoints.families import FAMILIES, load  # noqa: E402
 from attntrace.checkpoints.locate import cached, find  # noqa: E402
 from attntrace.checkpoints.session import entering, hidden_entering  # noqa: E402
@@ -137,35 +137,38 @@ def test_query_heads_share_their_key_value_block_in_order(family):
 @pytest.mark.parametrize("family", NAMES)
 def test_the_forward_pass_attends_as_the_engine_traces(family):
     _, meta = reference(family)
-    problem = entering(MODELS / family, family, meta["sentences"][1]["sentence"], 2).problem(None)
-    np.testing.assert_allclose(attend(problem), trace(problem).output, rtol=0, atol=1e-12)
+    entered = entering(MODELS / family, family, meta["sentences"][1]["sentence"], 2)
+    model, h, e = entered.model, entered.h, entered.encoding
+    traced = trace(model.attention(h, 2, None, e)).output
+    np.testing.assert_allclose(model.self_attention(h, 2, e), traced, rtol=0, atol=1e-12)
+    assert np.abs(model.self_attention(h, 2, e, np.float32) - traced).max() < 1e-4 * np.abs(traced).max()
 
 
-@pytest.mark.parametrize("layout", ["x · W", "stored out x in"])
-def test_attend_follows_every_variant(layout):
+@pytest.mark.parametrize("transposed", [False, True], ids=["x · W", "stored out x in"])
+def test_attend_projected_follows_every_variant(transposed):
     rng = np.random.default_rng(7)
     n, d_model, heads, kv_heads, d_k, d_v = 6, 5, 4, 2, 4, 3
+    x = rng.normal(size=(n, d_model))
 
     def weights(cols: int) -> np.ndarray:
         w = rng.normal(size=(d_model, cols))
-        return w if layout == "x · W" else np.ascontiguousarray(w.T).T  # the transposed view a Linear's weight gives
+        return np.ascontiguousarray(w.T).T if transposed else w  # the transposed view a Linear's weight gives
 
-    problem = Problem(
-        x=rng.normal(size=(n, d_model)), w_q=weights(heads * d_k), w_k=weights(kv_heads * d_k),
-        w_v=weights(kv_heads * d_v), b_q=rng.normal(size=heads * d_k), b_v=rng.normal(size=kv_heads * d_v),
-        heads=heads, kv_heads=kv_heads, w_o=rng.normal(size=(heads * d_v, 2)), b_o=rng.normal(size=2), scale=1.7,
-        rope=Rope(base=100.0, pairs="adjacent", positions=(3, 1, 4, 1, 5, 9)), alibi=True, softcap=2.0,
-        mask=(Causal(), Window(2)))
-    np.testing.assert_allclose(attend(problem), trace(problem).output, rtol=0, atol=1e-12)
+    w_q, w_k, w_v, b_q = weights(heads * d_k), weights(kv_heads * d_k), weights(kv_heads * d_v), rng.normal(size=heads * d_k)
+    settings = dict(heads=heads, kv_heads=kv_heads, scale=1.7, rope=Rope(base=100.0, pairs="adjacent",
+                    positions=(3, 1, 4, 1, 5, 9)), alibi=True, softcap=2.0, mask=(Causal(), Window(2)), sink=(0.5,) * heads)
+    problem = Problem(x=x, w_q=w_q, w_k=w_k, w_v=w_v, b_q=b_q, **settings)
+    concat = attend_projected(Layer(**settings), x @ w_q + b_q, x @ w_k, x @ w_v)
+    np.testing.assert_allclose(concat, trace(problem).concat, rtol=0, atol=1e-12)
 
 
 def test_each_layer_reads_its_own_weights_and_only_the_sentences_embedding_rows(monkeypatch):
     read: list[tuple[str, object]] = []
     original = Tensors.get
 
-    def recording(self, name, index=()):
+    def recording(self, name, index=(), **how):
         read.append((name, index))
-        return original(self, name, index)
+        return original(self, name, index, **how)
 
     monkeypatch.setattr(Tensors, "get", recording)
     model = load(MODELS / "llama", "llama")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from attntrace.checkpoints.attend import attend
+from attntrace.checkpoints.attend import Layer, attend_projected
 from attntrace.checkpoints.jsonfile import shown
 from attntrace.checkpoints.layers import activation, layer_norm
 from attntrace.checkpoints.model import Dims, Model
@@ -80,7 +82,6 @@ class Bert(Model):
         p = f"encoder.layer.{layer - 1}.attention."
         size = self.hidden // self.heads
         rows = slice(None) if head is None else slice((head - 1) * size, head * size)  # out x in: a head is rows
-        padding = tuple(m == 0 for m in e.mask)
         full = head is None
         return Problem(
             x=h,
@@ -90,17 +91,28 @@ class Bert(Model):
             heads=self.heads if full else 1,
             w_o=self.get(p + "output.dense.weight").T if full else None,
             b_o=self.get(p + "output.dense.bias") if full else None,
-            scale=True, mask=(Padding(padding),) if any(padding) else (), tokens=e.labels,
+            scale=True, mask=self.settings(e).mask, tokens=e.labels,
             name=self.title(layer, head),
         )
 
-    def block(self, h: np.ndarray, layer: int, e: Encoding) -> np.ndarray:
+    def settings(self, e: Encoding) -> Layer:
+        """every layer's attention settings: the padding of a batch's shorter sentences masked, where there is any"""
+        padding = tuple(m == 0 for m in e.mask)
+        return Layer(heads=self.heads, kv_heads=self.heads, mask=(Padding(padding),) if any(padding) else ())
+
+    def self_attention(self, h: np.ndarray, layer: int, e: Encoding,
+                       dtype: type[np.floating[Any]] = np.float64) -> np.ndarray:
+        """[n, hidden]: the layer's attention on h itself, every head and the output dense layer, in dtype"""
+        p = f"encoder.layer.{layer - 1}.attention."
+        q, k, v = (self.linear(p + f"self.{w}", h, dtype=dtype) for w in ("query", "key", "value"))
+        return self.linear(p + "output.dense", attend_projected(self.settings(e), q, k, v), dtype=dtype)
+
+    def block(self, h: np.ndarray, layer: int, e: Encoding, dtype: type[np.floating[Any]] = np.float64) -> np.ndarray:
         """attention, add & norm, feed-forward, add & norm"""
         p = f"encoder.layer.{layer - 1}."
-        attended = attend(self.attention(h, layer, None, e))
-        h = layer_norm(h + attended, self.get(p + "attention.output.LayerNorm.weight"),
+        h = layer_norm(h + self.self_attention(h, layer, e, dtype), self.get(p + "attention.output.LayerNorm.weight"),
                        self.get(p + "attention.output.LayerNorm.bias"), self.eps)
-        inner = self.act(self.linear(p + "intermediate.dense", h))
-        out = self.linear(p + "output.dense", inner)
+        inner = self.act(self.linear(p + "intermediate.dense", h, dtype=dtype))
+        out = self.linear(p + "output.dense", inner, dtype=dtype)
         return layer_norm(h + out, self.get(p + "output.LayerNorm.weight"), self.get(p + "output.LayerNorm.bias"),
                           self.eps)
