@@ -1,5 +1,6 @@
-"""GPT-2 in float64 numpy: learned positions, pre-norm layers, one fused c_attn for Q, K and V, GELU (tanh form).
-Its Conv1D weights are stored in x out, the x · W layout a problem takes, so nothing is transposed."""
+"""GPT-2 in numpy, float64 (float32 products in the layers before a large model's traced one): learned positions,
+pre-norm layers, one fused c_attn for Q, K and V, GELU (tanh form). Its Conv1D weights are stored in x out, the x · W
+layout a problem takes, so nothing is transposed."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""Llama and the decoders built like it (Qwen2, Mistral, Gemma 2) in float64 numpy: RMSNorm before attention and MLP,
-rotary positions ("half" pairs, as rotate_half), grouped-query attention, a gated MLP. Qwen2 adds biases to Q, K and V;
-Mistral (and Qwen2 where its config says) lets a query see only the last sliding_window keys; Gemma 2 soft-caps the
-scores, slides in every other layer and norms after attention and around the MLP too."""
+"""Llama and the decoders built like it (Qwen2, Mistral, Gemma 2) in numpy, float64 (float32 products in the layers
+before a large model's traced one: session.earlier_dtype): RMSNorm before attention and MLP, rotary positions ("half"
+pairs, as rotate_half), grouped-query attention, a gated MLP. Qwen2 adds biases to Q, K and V; Mistral (and Qwen2
+where its config says) lets a query see only the last sliding_window keys; Gemma 2 soft-caps the scores, slides in
+every other layer and norms after attention and around the MLP too."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The BERT encoder (MiniLM included) in float64 numpy: embeddings and LayerNorm, then post-norm layers with GELU."""
+"""The BERT encoder (MiniLM included) in numpy, float64 (float32 products before a large model's traced layer):
+embeddings and LayerNorm, then post-norm layers with GELU."""
 
 from __future__ import annotations
 
