@@ -70,3 +70,12 @@ def terminal(environment):
                                                   read_key=lambda: next(pressed))
 
     return set_terminal
+
+
+@pytest.fixture(scope="session")
+def small_checkpoint(tmp_path_factory):
+    """the six-layer checkpoint of cut-down widths scripts/make_checkpoint.py writes (136 MB), made once a session"""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import make_checkpoint
+
+    return make_checkpoint.write("small", tmp_path_factory.mktemp("checkpoint") / "small")

@@ -29,9 +29,9 @@ SENTENCE = make_checkpoint.SENTENCE
 FLOAT32 = dict(weights=2e-6, output=1e-5)  # how far float32 earlier layers may move the traced head (6e-7 and 2e-6 seen)
 
 
-@pytest.fixture(scope="module")
-def small(tmp_path_factory):
-    return make_checkpoint.write("small", tmp_path_factory.mktemp("checkpoint") / "small")
+@pytest.fixture
+def small(small_checkpoint):
+    return small_checkpoint
 
 
 def test_the_script_writes_the_same_checkpoint_on_every_machine(small):

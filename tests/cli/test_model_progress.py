@@ -31,9 +31,9 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
-@pytest.fixture(scope="module")
-def small(tmp_path_factory):
-    return make_checkpoint.write("small", tmp_path_factory.mktemp("checkpoint") / "small", layers=6)
+@pytest.fixture
+def small(small_checkpoint):
+    return small_checkpoint
 
 
 @pytest.mark.parametrize("lang, said", [("en", "layer 4 of 6"), ("zh", "第 4 层，共 6 层")])
