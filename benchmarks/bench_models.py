@@ -131,7 +131,8 @@ def main() -> None:
         tokens = len(json.loads((out / f"layer{last}.json").read_text(encoding="utf-8"))["tokens"])
         theirs = head_of(out / "transformers.json") if comparing else None
 
-    print(f"{args.shape}-shaped checkpoint: {layers} layers, {size / 1e9:.2f} GB; a sentence of {tokens} tokens; "
+    shape = args.shape if args.checkpoint is None else f"{args.checkpoint} ({config['model_type']})"
+    print(f"{shape}: {layers} layers, {size / 1e9:.2f} GB; a sentence of {tokens} tokens; "
           f"median of {args.repeat}, in turns")
     one = statistics.median(walls[f"attntrace, layer {last}, plain"])
     one_json = statistics.median(walls[f"attntrace, layer {last}, head {args.head}"])
@@ -149,7 +150,8 @@ def main() -> None:
     if not comparing:
         print(f"  transformers: not installed for {args.transformers_python}; the comparison is skipped "
               "(pip install torch transformers, or --transformers-python PATH)")
-    print(f"  layers before {last} in float32 against every layer in float64 (--float64), largest difference:")
+    print(f"  the default run (the layers before {last} in float32 in a model of more than 300 million weights) against "
+          "every layer in float64 (--float64), largest difference:")
     for key in fast:
         print(f"    {key:<8} {np.abs(fast[key] - exact[key]).max():.1e}   (largest value {np.abs(exact[key]).max():.3g})")
     if theirs is not None and theirs["weights"].shape == exact["weights"].shape:
