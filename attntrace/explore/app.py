@@ -55,6 +55,9 @@ KEYS = (
     ("m", N_("the next masks: none, causal, window, padding, the problem's own")),
     ("+ -", N_("more / fewer decimals")),
     ("t", N_("the softmax of the followed input at a temperature T; [ and ] change T")),
+    ("f, b B", N_("FlashAttention's online softmax of the followed input, a block of keys at a time; b and B change "
+                  "the block")),
+    ("d", N_("the decode step of the followed input, against the KV cache")),
     ("x", N_("save the screen as an SVG picture")),
     ("w", N_("write the problem, as edited, to a file")),
     ("PgUp PgDn", N_("scroll the step")),

@@ -598,7 +598,7 @@ def test_question_mark_lists_the_keys_and_any_key_closes_it():
         await press(pilot, "question_mark")
         assert isinstance(app.screen, Keys)
         screen = "\n".join(screen_lines(app))
-        for keys in ("Enter", "Tab, Shift+Tab", "h H", "PgUp PgDn"):
+        for keys in ("Enter", "Tab, Shift+Tab", "h H", "PgUp PgDn", "f, b B", "d "):
             assert keys in screen
         await press(pilot, "q")
         assert not isinstance(app.screen, Keys) and app.return_code is None

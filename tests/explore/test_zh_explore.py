@@ -89,7 +89,7 @@ def test_the_keys_are_listed_in_chinese_each_whole_at_80_columns():
         await settled(pilot, lambda: not isinstance(app.screen, Keys))
         assert app.return_code is None
 
-    chinese(script)
+    chinese(script, size=(80, 30))  # 80 columns, and rows enough for the whole list (a shorter screen scrolls it)
 
 
 def test_the_side_panel_shows_the_arithmetic_in_chinese_whole_at_80_columns():

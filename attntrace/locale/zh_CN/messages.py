@@ -464,6 +464,8 @@ MESSAGES = {
     "the next masks: none, causal, window, padding, the problem's own": '下一种掩码：无、causal、window、padding、题目的',
     'more / fewer decimals': '多一位 / 少一位小数',
     'the softmax of the followed input at a temperature T; [ and ] change T': '跟随的输入在温度 T 下的 softmax；[ 和 ] 改变 T',
+    "FlashAttention's online softmax of the followed input, a block of keys at a time; b and B change the block": '所跟随输入的 FlashAttention 在线 softmax，每次一块键；b 和 B 切换块',
+    'the decode step of the followed input, against the KV cache': '所跟随输入的解码步骤，对照 KV 缓存',
     'save the screen as an SVG picture': '把屏幕保存为 SVG 图片',
     'write the problem, as edited, to a file': '把编辑后的题目写入文件',
     'scroll the step': '滚动步骤',
