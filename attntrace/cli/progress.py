@@ -34,7 +34,7 @@ class LayerProgress:
             console = Console(file=self.stream, no_color=self.no_color)
             self.shown = Progress(  # the layer before the text: a long folder name is what a narrow terminal cuts short
                 BarColumn(bar_width=20),
-                TextColumn("{task.fields[said]} · {task.description}",
+                TextColumn("{task.fields[said]} · {task.description}", markup=False,  # a name's [ ] shown as typed
                            table_column=Column(no_wrap=True, overflow="ellipsis", ratio=1)),
                 console=console, transient=True, expand=True)
             self.task = self.shown.add_task(self.text, total=total, said=said)

@@ -14,9 +14,8 @@ from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.language import _
 
 if TYPE_CHECKING:
+    from attntrace.checkpoints.session import Progress
     from attntrace.files.forked import Segments
-
-Progress = Callable[[int, int], None]  # told (k, L) as layer k of the way to layer L is done
 
 PIPE_SIZE = 1 << 20  # what an unprivileged process may ask for by default (/proc/sys/fs/pipe-max-size)
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from attntrace.cli.output import OutputOptions, show
 from attntrace.cli.terminal import Environment
 from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.escape import visible
 from attntrace.language import _, ngettext
 from attntrace.render.document import Document
 
@@ -135,7 +136,8 @@ def model_head(env: Environment, where: Callable[[], tuple[Path, str]], model_ty
 
     found = where()
     distinct({"--extract": g.extract, **g.outputs()}, [found[0]])
-    with env.progress(_("running {name} up to layer {layer}").format(name=found[1], layer=g.layer)) as progress:
+    running = _("running {name} up to layer {layer}").format(name=visible(found[1]), layer=g.layer)
+    with env.progress(running) as progress:
         opened = enter(found, g.sentence, g.layer, g.head, model_type, every=all_heads, float64=g.float64,
                        progress=progress)
     encoding, name = opened.entered.encoding, opened.name

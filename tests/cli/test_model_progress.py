@@ -7,6 +7,9 @@ import io
 import json
 import sys
 
+from attntrace import cli
+from attntrace.cli.terminal import Environment
+
 import pytest
 
 from attntrace.cli import progress
@@ -40,7 +43,7 @@ def small(small_checkpoint):
 def test_a_terminal_shows_the_layer_running_then_clears_it(small, tmp_path, lang, said):
     go = tmp_path / "go"
     t = Tmux(tmp_path, str(go), "model", str(small), make_checkpoint.SENTENCE, "--layer", "6", "--head", "5",
-             "-f", "json", "-o", "out.json", "--lang", lang, python=("-c", HELD))
+             "-f", "json", "-o", "out.json", "--lang", lang, python=("-c", HELD), width=80)
     try:
         t.shows(said)
         assert "━" in t.screen()  # rich's bar
@@ -68,3 +71,24 @@ def test_nothing_is_drawn_in_the_first_second():
     shown.tell(2, 22)
     assert shown.shown is not None and shown.shown.tasks[0].completed == 2
     shown.stop()
+
+
+class Watched(io.StringIO):
+    """stderr as a terminal a person watches"""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_folder_name_is_shown_never_obeyed(small, tmp_path, monkeypatch):
+    hostile = tmp_path / "evil\x1b[31m[bold]name"
+    hostile.symlink_to(small, target_is_directory=True)
+    monkeypatch.setattr(progress, "DELAY", 0)
+    monkeypatch.chdir(tmp_path)  # the name short enough to be drawn whole
+    err = Watched()
+    env = Environment(stdout_isatty=False, stdin_isatty=False, no_color=True, stderr=err)
+    code = cli.main(["model", hostile.name, make_checkpoint.SENTENCE, "--layer", "3", "--head", "5", "-f", "json",
+                     "-o", str(tmp_path / "out.json")], env=env)
+    drawn = err.getvalue()
+    assert code == 0 and "layer 3 of 3" in drawn
+    assert "\\x1b[31m[bold]name" in drawn and "\x1b[31m" not in drawn  # the escape written out, the [bold] as typed
