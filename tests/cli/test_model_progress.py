@@ -7,12 +7,11 @@ import io
 import json
 import sys
 
-from attntrace import cli
-from attntrace.cli.terminal import Environment
-
 import pytest
 
+from attntrace import cli
 from attntrace.cli import progress
+from attntrace.cli.terminal import Environment
 from tests.conftest import ROOT
 from tests.tmux import Tmux
 
