@@ -100,9 +100,9 @@ def _compared(traced: np.ndarray, flashed: np.ndarray, title: str) -> list[Block
 
 
 def difference_shown(difference: float) -> str:
-    """a difference as a page shows it: below 1e-15 (a few float64 roundings, machine-dependent in its last bits) as
+    """a difference as a page shows it: below 1e-13 (a few float64 roundings, machine-dependent in its last bits) as
     such, so that pages are the same on every machine; larger ones as they are"""
-    return _("below 1e-15") if difference < 1e-15 else f"{difference:.1e}"
+    return _("below 1e-13") if difference < 1e-13 else f"{difference:.1e}"
 
 
 def _every(f: Flash) -> Step:

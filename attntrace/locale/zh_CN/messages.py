@@ -1101,7 +1101,7 @@ MESSAGES = {
     'O / ℓ': 'O / ℓ',
     'step 7': '步骤 7',
     "largest difference from step 7's output: {difference}": '与步骤 7 的输出的最大差：{difference}',
-    'below 1e-15': '小于 1e-15',
+    'below 1e-13': '小于 1e-13',
     '{head}O / ℓ, every input': '{head}O / ℓ，全部输入',
     'concat(heads) of O / ℓ': 'O / ℓ 的 concat(heads)',
     'output = {formula}': '输出 = {formula}',
