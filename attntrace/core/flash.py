@@ -90,7 +90,7 @@ def blocks(m: int, block: int) -> tuple[tuple[int, int], ...]:
     return tuple((start, min(start + block, m)) for start in range(0, m, block))
 
 
-def _joined(m_old: np.ndarray, l_old: np.ndarray, o_old: np.ndarray, s: np.ndarray,
+def join(m_old: np.ndarray, l_old: np.ndarray, o_old: np.ndarray, s: np.ndarray,
             v: np.ndarray) -> tuple[np.ndarray, ...]:
     """one step of the recurrence for every row: scores s [n_q, b] (-inf masked) with values v [b, d_v] join the
     state m, ℓ [n_q], O [n_q, d_v]; the block's max, new m, rescale, sum, ℓ and O"""
@@ -118,14 +118,14 @@ def online_softmax(scores: np.ndarray, v: np.ndarray, block: int, sink: float | 
     kept = {name: np.empty((n_q, nb)) for name in ("block_max", "m", "rescale", "sums", "l")}
     o = np.empty((n_q, nb, d_v))
     for b, (start, stop) in enumerate(bounds):
-        top, m_new, rescale, sums, l_new, o_new = _joined(*state, scores[:, start:stop], v[start:stop])
+        top, m_new, rescale, sums, l_new, o_new = join(*state, scores[:, start:stop], v[start:stop])
         for name, value in zip(kept, (top, m_new, rescale, sums, l_new)):
             kept[name][:, b] = value
         o[:, b] = o_new
         state = (m_new, l_new, o_new)
     sink_kept = None
     if sink is not None:
-        _top, m_new, rescale, sums, l_new, o_new = _joined(*state, np.full((n_q, 1), float(sink)), np.zeros((1, d_v)))
+        _top, m_new, rescale, sums, l_new, o_new = join(*state, np.full((n_q, 1), float(sink)), np.zeros((1, d_v)))
         sink_kept = (m_new, rescale, sums, l_new, o_new)
         state = (m_new, l_new, o_new)
     _m, l_end, o_end = state

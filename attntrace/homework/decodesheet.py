@@ -3,17 +3,21 @@ them and the output; the key is worked by hand, each value written rounded and c
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from attntrace.core.arithmetic import round_half_up
+from attntrace.core.arithmetic import Carried, round_half_up
 from attntrace.core.attention import softmax
-from attntrace.core.decode import Decoded, kept
+from attntrace.core.decode import Decoded, kept, sink_logits
 from attntrace.core.decode import decode as decoded
-from attntrace.core.problem import Problem
+from attntrace.core.problem import Problem, divisor
 from attntrace.escape import visible
+from attntrace.homework import judging
+from attntrace.homework.judging import BLANK, RIGHT, UNASKED, WRONG, Span, half, rounded
 from attntrace.homework.marking import Item
+from attntrace.homework.said import Said
 from attntrace.homework.sheet import DECODE_KEYS, Key
 from attntrace.language import N_, _
 from attntrace.views.page import Block, Note, Step
@@ -26,23 +30,32 @@ class Worked(NamedTuple):
     """one head's step t worked by hand: the positions cached (slot order), the weights and the output, rounded"""
 
     cache: tuple[int, ...]
-    logits: np.ndarray  # [t] the rounded logits of q_t against every position 1 … t
+    logits: np.ndarray  # [t] the printed logits of q_t against every position 1 … t
     weights: np.ndarray
     output: np.ndarray
 
 
+def printed(problem: Problem, precision: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """each head's logits [n, n] (row t − 1: q_t against keys 1 … t) and values as the handout prints them: the scaled
+    scores of the trace with the rounding carried, as the online-softmax handout prints them too"""
+    from attntrace.core.engine import trace
+
+    carried = trace(problem, carry_rounding=precision)
+    return [(round_half_up(h.scaled, precision), round_half_up(h.v, precision)) for h in carried.heads]
+
+
 def works(problem: Problem, window: int | None, sinks: int, precision: int) -> tuple[Decoded, list[list[Worked]]]:
-    """every head's every step, from the decoded logits (rounded) and values (rounded), rounding carried"""
-    whole, cached = decoded(problem), decoded(problem, window, sinks)
+    """every head's every step, from the printed logits and values, rounding carried (each w · v rounded, as step 6)"""
+    cached = decoded(problem, window, sinks)
+    arithmetic = Carried(precision)
     out = []
-    for full, head in zip(whole.heads, cached.heads):
-        v = round_half_up(full.v, precision)
+    for (logits, v), head in zip(printed(problem, precision), cached.heads):
         steps = []
-        for every, step in zip(full.steps, head.steps):
-            logits = round_half_up(every.scaled, precision)
+        for step in head.steps:
             rows = np.array(step.cache) - 1
-            weights = round_half_up(softmax(logits[rows], None, head.sink), precision)
-            steps.append(Worked(step.cache, logits, weights, round_half_up(weights @ v[rows], precision)))
+            weights = round_half_up(softmax(logits[step.t - 1, rows][None, :], None, head.sink), precision)
+            steps.append(Worked(step.cache, logits[step.t - 1, :step.t], weights[0],
+                                arithmetic.dot(weights, v[rows])[0]))
         out.append(steps)
     return cached, out
 
@@ -66,6 +79,7 @@ def answer_sheet(problem: Problem, window: int | None, sinks: int, blank: bool, 
 def steps(problem: Problem, window: int | None, sinks: int, precision: int) -> list[Step]:
     """a page per step t and head: q_t's logits against keys 1 … t and the values given; the cache, weights, output"""
     d, worked = works(problem, window, sinks, precision)
+    values = [v for _logits, v in printed(problem, precision)]
     labels = tuple(visible(label) for label in problem.labels)
     out = []
     for t in range(1, d.dims.n + 1):
@@ -78,7 +92,7 @@ def steps(problem: Problem, window: int | None, sinks: int, precision: int) -> l
                 Block(_("{what}: logits of q_t against keys 1 … t").format(what=what), "scores", ("s",),
                       labels[:t], w.logits[None, :]),
                 Block(_("{what}: values V").format(what=what), "v", labels[:t],
-                      tuple(f"v[{c}]" for c in range(1, d_v + 1)), round_half_up(head.v[:t], precision)),
+                      tuple(f"v[{c}]" for c in range(1, d_v + 1)), values[a - 1][:t]),
                 Block(_(CACHE).format(what=what), "x", (_("position"),), slots,
                       np.array([w.cache], dtype=float), (a, "decode_cache", t - 1)),
                 Block(_(WEIGHTS).format(what=what), "weights", ("w",), slots, w.weights[None, :],
@@ -100,6 +114,33 @@ SINKS = N_("At step t, token t's k and v join the cache before its query is scor
 CACHE, WEIGHTS, OUTPUT = N_("{what}: positions the cache holds"), N_("{what}: weights"), N_("{what}: output")
 
 
+ROUNDING = N_("Round every number you write to {precision} decimals, halves away from zero, and carry the rounded "
+             "numbers on: the weights from the logits printed, the output from your rounded weights (each w · v may be "
+             "rounded before the sum).")
+SINK = N_("This problem has a learned attention sink with logit {sink}: it joins each softmax as one more score with no "
+          "value, e^({sink} − m) in the denominator, so the weights over the cache sum to less than 1.")
+SINKS_EACH = N_("This problem has a learned attention sink in each head (logits {sinks}): it joins each softmax as one "
+                "more score with no value, e^(sink − m) in the denominator, so the weights over the cache sum to less "
+                "than 1.")
+
+
+def rounding(precision: int) -> str:
+    """the rounding rule, in words"""
+    return _(ROUNDING).format(precision=precision)
+
+
+def sink_rule(logits: tuple[float | None, ...]) -> str | None:
+    """where the learned sink enters, with each head's logit; None without one"""
+    from attntrace.homework.flashsheet import SINK_HEAD
+
+    if all(sink is None for sink in logits):
+        return None
+    if len(set(logits)) == 1:
+        return _(SINK).format(sink=f"{logits[0]:g}")
+    return _(SINKS_EACH).format(sinks=_(", ").join(_(SINK_HEAD).format(head=a, sink="−∞" if s is None else f"{s:g}")
+                                                    for a, s in enumerate(logits, start=1)))
+
+
 def rules(window: int | None, sinks: int) -> str:
     """the convention of the cache, in words"""
     if window is None:
@@ -116,16 +157,16 @@ def read(text: str, origin: str, problem: Any) -> Any:
     import re
 
     from attntrace.homework import filled
-    from attntrace.homework.flashsheet import _table
     from attntrace.homework.sheet import Sheet
+    from attntrace.homework.tables import Reading, another_problem
     from attntrace.language import LANGUAGES, speaking
 
-    lines = text.lstrip("\ufeff").splitlines()
-    flat = filled._spaceless("".join(lines))
+    reading = Reading(text, origin)
+    flat = filled.spaceless("".join(reading.lines))
     for lang in LANGUAGES:
         with speaking(lang):
             for form in (SINKS, WINDOW, WHOLE):
-                pattern = re.escape(filled._spaceless(_(form)))
+                pattern = re.escape(filled.spaceless(_(form)))
                 for name in ("window", "sinks"):
                     pattern = pattern.replace(re.escape("{" + name + "}"), f"(?P<{name}>\\d+)", 1).replace(
                         re.escape("{" + name + "}"), f"(?P={name})")
@@ -136,6 +177,9 @@ def read(text: str, origin: str, problem: Any) -> Any:
                 window = int(named["window"]) if named.get("window") else None
                 sinks = int(named["sinks"]) if named.get("sinks") else 0
                 d = problem.dims
+                fits(window, sinks, d.n, origin)
+                another_problem(reading, [_(CACHE).format(what=_what(d.n + 1, a, d.heads))
+                                          for a in range(1, d.heads + 1)], problem.name or _("the problem"))
                 cells: dict[Key, np.ndarray] = {}
                 for a in range(1, d.heads + 1):
                     width = max(len(kept(t, window, sinks)) for t in range(1, d.n + 1))
@@ -144,13 +188,31 @@ def read(text: str, origin: str, problem: Any) -> Any:
                         what, c = _what(t, a, d.heads), len(kept(t, window, sinks))
                         for k, title, cols in (("decode_cache", CACHE, c), ("decode_weights", WEIGHTS, c),
                                                ("decode_output", OUTPUT, d.d_v)):
-                            table = _table(lines, _(title).format(what=what), 1, cols)
+                            table = reading.table(_(title).format(what=what), 1, cols)
                             if table is not None:
                                 got[k][t - 1, :cols] = table[0]
                     cells.update({(a, k): v for k, v in got.items()})
-                return Sheet(origin, cells, student=filled._student(lines), heads=tuple(range(1, d.heads + 1)),
-                             decode=(window, sinks))
+                told = re.search(re.escape(filled.spaceless(_(ROUNDING))).replace(re.escape("{precision}"),
+                                                                                  r"(\d+)", 1), flat)
+                precision = int(told[1]) if told else reading.precision()
+                return Sheet(origin, cells, precision=precision, student=reading.student(),
+                             notes=tuple(reading.notes), heads=tuple(range(1, d.heads + 1)), decode=(window, sinks))
     return None
+
+
+def fits(window: int | None, sinks: int, n: int, origin: str) -> None:
+    """a sheet's window and sinks fit the problem, or one line naming the sheet"""
+    from attntrace.homework.sheet import SheetError
+
+    if window is not None and window < 1:
+        raise SheetError(_("{sheet}: window must be a whole number of at least {least}; got {value}").format(
+            sheet=origin, least=1, value=window))
+    if sinks and window is None:
+        raise SheetError(_("{sheet}: sinks {sinks} keeps the first tokens beside a window, and the sheet gives no "
+                           "window").format(sheet=origin, sinks=sinks))
+    if sinks and sinks >= n:
+        raise SheetError(_("{sheet}: sinks {sinks} would keep every one of the problem's {n} tokens; this sheet "
+                           "answers another problem").format(sheet=origin, sinks=sinks, n=n))
 
 
 def document(problem: Problem, window: int | None, sinks: int, precision: int, key: bool,
@@ -160,7 +222,10 @@ def document(problem: Problem, window: int | None, sinks: int, precision: int, k
 
     pages = steps(problem, window, sinks, precision)
     first = pages[0]
-    pages[0] = Step(first.number, first.heading, (Note(rules(window, sinks), "text"), *first.items))
+    sink = sink_rule(sink_logits(problem, None, problem.dims.heads))
+    notes = (Note(rules(window, sinks), "text"), Note(rounding(precision), "text"),
+             *([] if sink is None else [Note(sink, "text")]))
+    pages[0] = Step(first.number, first.heading, (*notes, *first.items))
     return Document(pages, answer_sheet(problem, window, sinks, blank=not key, precision=precision),
                     preface=lambda fmt: _preface(problem, key, fmt == "markdown", student))
 
@@ -178,6 +243,8 @@ def _preface(problem: Problem, key: bool, markdown: bool, student: str | None) -
 
 NAMES = {"decode_cache": N_("positions the cache holds"), "decode_weights": N_("weights over the cache"),
          "decode_output": N_("output at each step")}
+OWN = {"decode_cache": N_("your own cache"), "decode_weights": N_("your own cache"),
+       "decode_output": N_("your own cache and weights")}
 
 
 class _Item(Item):
@@ -188,86 +255,267 @@ class _Item(Item):
         return {"decode_cache": 3, "decode_weights": 6}.get(self.key, 7)
 
 
-def mark(marker: Any, sheet: Any, rule: Any) -> Any:
-    """a decoding sheet marked cell by cell: the cache exactly, the weights and output right at the precision or a
-    consequence of the student's own cache and weights; the first classic mistake named"""
-    from attntrace.homework.flashsheet import _Cells, judged_items
-    from attntrace.homework.marking import Report, _precision
-    from attntrace.homework.said import Said
+class Numbers(NamedTuple):
+    """one head's numbers a decoding sheet is worked from and judged against"""
 
-    window, sinks = sheet.decode
-    precision, source = _precision(sheet, rule)
-    d, worked = works(marker.problem, window, sinks, precision)
-    items: list[Item] = []
-    diagnosis: tuple[str, dict[str, Any]] | None = None
-    mistakes: tuple[str, ...] = ()
-    for a, (head, steps_) in enumerate(zip(d.heads, worked), start=1):
-        v = round_half_up(head.v, precision)
-        judged = {k: _Cells() for k in DECODE_KEYS}
-        given = {k: sheet.cells.get((a, k), np.full((0, 0), np.nan)) for k in DECODE_KEYS}
-        for t, w in enumerate(steps_, start=1):
-            cache = _row(given["decode_cache"], t - 1, len(w.cache))
-            ok_cache = all([judged["decode_cache"].judge(t - 1, j, cache[j], w.cache[j], np.nan, 0)
-                            for j in range(len(w.cache))])
-            whole = given["decode_cache"][t - 1] if t - 1 < len(given["decode_cache"]) else cache
-            theirs = [int(x) for x in whole if np.isfinite(x) and 1 <= x <= t and x == int(x)]
-            if diagnosis is None and theirs and (not ok_cache or set(theirs) != set(w.cache)):
-                diagnosis, mistakes = _named(set(theirs), t, window, sinks)
-            own_rows = np.array(theirs if len(theirs) == len(w.cache) else w.cache, dtype=int) - 1
-            own_w = softmax(w.logits[own_rows], None, head.sink)
-            weights = _row(given["decode_weights"], t - 1, len(w.cache))
-            for j in range(len(w.cache)):
-                judged["decode_weights"].judge(t - 1, j, weights[j], w.weights[j], own_w[j], precision)
-            used = np.where(np.isfinite(weights), weights, round_half_up(own_w, precision))
-            own_o = used @ v[own_rows]
-            output = _row(given["decode_output"], t - 1, len(w.output))
-            if diagnosis is None and head.sink is not None and _sink_valued(output, own_o, used, v, precision):
-                diagnosis, mistakes = (N_("the sink was given a value: it joins the softmax's denominator but takes "
-                                          "no value, so output {t} is Σ_j w(t,j) · v_j over the cache alone"),
-                                       {"t": t}), ("sink given a value",)
-            for c in range(len(w.output)):
-                judged["decode_output"].judge(t - 1, c, output[c], w.output[c], own_o[c], precision)
-        items += judged_items(judged, DECODE_KEYS, NAMES, _Item, a, precision)
-    report = Report(sheet.origin, marker.problem.name or marker.origin, precision, source, None, items,
-                    follow_through=rule.follow_through, student=sheet.student, notes=list(sheet.notes))
-    report.diagnosis = None if diagnosis is None else Said(diagnosis[0], **diagnosis[1])
-    report.mistakes = mistakes
-    return report
+    sets: tuple[tuple[np.ndarray, np.ndarray], ...]  # (logits [n, n], values [n, d_v]): as printed, true rounded, true
+    sink: float | None
+    true: Any  # the head's exact decoding (core.decode.DecodeHead)
+    key: list[Worked]
 
 
-def _sink_valued(output: np.ndarray, own: np.ndarray, weights: np.ndarray, v: np.ndarray, precision: int) -> bool:
-    """whether the output written is the student's own weighted sum plus the sink's weight (the rest of 1) times the
-    value of token 1, the sink tokens of StreamingLLM carry, where the right sum does not fit"""
-    written = np.isfinite(output)
-    if not written.any():
-        return False
-    unit = 0.5 * 10.0 ** -precision * (len(weights) + 2)
-    valued = own + (1.0 - float(np.sum(weights))) * v[0]
-    fits = np.abs(output - valued) <= unit
-    right = np.abs(output - own) <= unit
-    return bool(fits[written].all() and not right[written].all())
+def numbers(problem: Problem, window: int | None, sinks: int, precision: int, divisor: float = 1.0) -> list[Numbers]:
+    """every head's numbers; divisor: the logits divided by it once more (the scaling applied when the problem has
+    none, or, by 1 / s, forgotten)"""
+    from attntrace.core.attention import logits as logits_of
+    from attntrace.core.engine import trace
 
+    exact, carried = trace(problem), trace(problem, carry_rounding=precision)
+    d, worked = works(problem, window, sinks, precision)
+    out = []
+    for h, c, true, key in zip(exact.heads, carried.heads, d.heads, worked):
+        def scores(head: Any) -> np.ndarray:
+            if divisor == 1.0:
+                return head.scaled
+            return logits_of(head.scores, exact.divisor * divisor, head.bias, problem.softcap)
 
-def _row(cells: np.ndarray, i: int, width: int) -> np.ndarray:
-    """row i of the student's cells, NaN-padded or cut to width"""
-    out = np.full(width, np.nan)
-    if i < cells.shape[0]:
-        n = min(width, cells.shape[1])
-        out[:n] = cells[i, :n]
+        out.append(Numbers(((round_half_up(scores(c), precision), round_half_up(c.v, precision)),
+                            (round_half_up(scores(h), precision), round_half_up(h.v, precision)),
+                            (scores(h), h.v)), true.sink, true, key))
     return out
 
 
-def _named(theirs: set[int], t: int, window: int | None, sinks: int) -> tuple[tuple[str, dict[str, Any]] | None,
-                                                                             tuple[str, ...]]:
-    """the classic mistake a wrong cache proves: the new token left out, or the window one too long or too short"""
+def judge(n: Numbers, given: dict[str, np.ndarray], precision: int, variant: str | None = None,
+          ) -> tuple[dict[str, np.ndarray], list[list[int]]]:
+    """every cell's verdict [steps, slots or d_v] (judging's codes): the cache exactly; the weights and output worked
+    from the student's own cache and weights (the key's where blank); and the positions each step's weights are over"""
+    from attntrace.homework.judging import CONSEQUENCE
+
+    steps, d_v = len(n.key), n.sets[0][1].shape[1]
+    width = max(given["decode_cache"].shape[1], given["decode_weights"].shape[1], max(len(w.cache) for w in n.key))
+    codes = {"decode_cache": np.full((steps, width), UNASKED), "decode_weights": np.full((steps, width), UNASKED),
+             "decode_output": np.zeros((steps, d_v), dtype=int)}
+    truths = variant is None
+    u = half(precision)
+    used: list[list[int]] = []
+    with np.errstate(all="ignore"):
+        for t, w in enumerate(n.key, start=1):
+            c = len(w.cache)
+            row = _padded(given["decode_cache"][t - 1], width)
+            written = np.isfinite(row)
+            cache = codes["decode_cache"][t - 1]
+            if written.any():
+                right = np.zeros(width, bool)
+                right[:c] = row[:c] == np.array(w.cache)
+                cache[:] = np.where(right, RIGHT, np.where(written | (np.arange(width) < c), WRONG, UNASKED))
+            else:
+                cache[:c] = BLANK
+            # the positions the weights are over: the student's, a slot left blank taken as the key's
+            last = int(written.nonzero()[0][-1]) + 1 if written.any() else 0
+            filled = [row[j] if written[j] else w.cache[j] if j < c else np.nan for j in range(max(c, last))]
+            valid = all(np.isfinite(x) and x == int(x) and 1 <= x <= t for x in filled) and len(set(filled)) == len(
+                filled)
+            positions = [int(x) for x in filled] if valid else list(w.cache)
+            used.append(positions)
+            same = positions == list(w.cache)
+            cache_ok = bool(np.isin(cache, (RIGHT, BLANK, UNASKED)).all())
+            rows = np.array(positions) - 1
+            k = len(positions)
+            span = Span((k,))
+            centre = None
+            for index, (logits, _v) in enumerate(n.sets):
+                z = logits[t - 1, rows]
+                sink = None if variant == "no_sink" else n.sink
+                top = max(np.max(z), sink) if sink is not None else np.max(z)
+                e = np.exp(z - top)
+                e_sink = 0.0 if sink is None else np.exp(sink - top)
+                for round_e, round_total in itertools.product((False, True), repeat=2):
+                    ee, es = (rounded(e, precision), rounded(np.array(e_sink), precision)) if round_e else (e, e_sink)
+                    total = ee.sum() + es
+                    total = rounded(np.array(total), precision) if round_total else total
+                    weights = ee / total if total else np.zeros(k)
+                    span.add(weights)
+                    if index == 0 and not (round_e or round_total):
+                        centre = rounded(weights, precision)
+            g_w = _padded(given["decode_weights"][t - 1], width)
+            got = np.full(k, np.nan)
+            got[:min(k, len(g_w))] = g_w[:k]
+            true_w = [n.true.steps[t - 1].weights, w.weights] if truths and same else []
+            cw = judging.verdicts(got, true_w, span.holds(got, precision), np.array(cache_ok), precision)
+            weights_row = codes["decode_weights"][t - 1]
+            weights_row[:k] = cw
+            extra = np.isfinite(g_w) & (np.arange(width) >= k)  # weights past the cache: nothing there to weigh
+            weights_row[extra] = WRONG
+            weights_ok = cache_ok and bool(np.isin(cw, (RIGHT, BLANK)).all()) and not extra.any()
+            assert centre is not None
+            w_used = np.where(np.isfinite(got), got, centre)
+            span_o = Span((d_v,))
+            for _logits, values in n.sets:
+                v = values[rows]
+                for round_products in (False, True):
+                    products = w_used[:, None] * v
+                    out = (rounded(products, precision) if round_products else products).sum(axis=0)
+                    if variant == "sink_valued" and n.sink is not None:
+                        out = out + (1.0 - w_used.sum()) * values[0]
+                    span_o.add(out)
+            span_o.slack = u * np.abs(n.sets[0][1][rows][np.isfinite(got)]).sum(axis=0)
+            g_o = given["decode_output"][t - 1]
+            true_o = [n.true.steps[t - 1].output, w.output] if truths and same else []
+            codes["decode_output"][t - 1] = judging.verdicts(g_o, true_o, span_o.holds(g_o, precision),
+                                                             np.array(weights_ok), precision)
+            if not same and truths:  # worked from their own cache: at best a consequence
+                for key in ("decode_weights", "decode_output"):
+                    codes[key][t - 1] = np.where(codes[key][t - 1] == RIGHT, CONSEQUENCE, codes[key][t - 1])
+    return codes, used
+
+
+def _padded(row: np.ndarray, width: int) -> np.ndarray:
+    out = np.full(width, np.nan)
+    out[:len(row)] = row
+    return out
+
+
+def _given(sheet: Any, head: int, steps: int, d_v: int) -> dict[str, np.ndarray]:
+    """a head's cells, NaN where not given; a table of another length refuses the sheet"""
+    from attntrace.homework.sheet import SheetError
+
+    out = {}
+    for key in DECODE_KEYS:
+        cells = sheet.cells.get((head, key))
+        if cells is None:
+            cells = np.full((steps, d_v if key == "decode_output" else 1), np.nan)
+        elif cells.shape[0] != steps or key == "decode_output" and cells.shape[1] != d_v:
+            raise SheetError(_("{sheet}: head {head} {key} is {rows} x {columns}, where this problem asks for {want_rows} "
+                               "x {want_columns} (one row per step); check it against the problem it answers").format(
+                sheet=sheet.origin, head=head, key=key, rows=cells.shape[0], columns=cells.shape[1], want_rows=steps,
+                want_columns=d_v if key == "decode_output" else _("the cache's size")))
+        out[key] = cells
+    return out
+
+
+def mark(marker: Any, sheet: Any, rule: Any) -> Any:
+    """a decoding sheet marked cell by cell by the eight steps' rules (judging.py): the cache exactly, the weights and
+    output worked from the student's own cache and weights; the first classic mistake named"""
+    from attntrace.homework.marking import Report, precision_of
+
+    window, sinks = sheet.decode
+    fits(window, sinks, marker.problem.dims.n, sheet.origin)
+    precision, source = precision_of(sheet, rule)
+    heads = numbers(marker.problem, window, sinks, precision)
+    d = marker.problem.dims
+    for number in sheet.heads:
+        if not 1 <= number <= len(heads):
+            from attntrace.homework.sheet import SheetError
+
+            raise SheetError(_("{sheet}: head {head} is out of range; this problem has heads 1 to {heads}").format(
+                sheet=sheet.origin, head=number, heads=len(heads)))
+    given = [_given(sheet, a, d.n, d.d_v) for a in range(1, len(heads) + 1)]
+    judged = [judge(n, g, precision) for n, g in zip(heads, given)]
+    items: list[Item] = []
+    many = len(heads) > 1
+    for a, (n, g, (codes, _used)) in enumerate(zip(heads, given, judged), start=1):
+        for key in DECODE_KEYS:
+            shape = codes[key].shape
+            written = np.full(shape, np.nan)
+            rows, cols = min(shape[0], g[key].shape[0]), min(shape[1], g[key].shape[1])
+            written[:rows, :cols] = g[key][:rows, :cols]
+            expected = np.full(shape, np.nan)
+            for t, w in enumerate(n.key):
+                value = {"decode_cache": np.array(w.cache, dtype=float), "decode_weights": w.weights,
+                         "decode_output": w.output}[key]
+                expected[t, :len(value)] = value
+            name = Said(N_("head {head} {key}"), head=a, key=Said(NAMES[key])) if many else Said(NAMES[key])
+            marked = judging.item(_Item, a, key, name, codes[key], written, expected,
+                                      0 if key == "decode_cache" else precision, _namer(name, key), Said(OWN[key]))
+            if marked is not None:
+                items.append(marked)
+    report = Report(sheet.origin, marker.problem.name or marker.origin, precision, source, None, items,
+                    follow_through=rule.follow_through, student=sheet.student, notes=list(sheet.notes))
+    report.diagnosis, report.mistakes = _diagnosis(marker.problem, heads, given, judged, window, sinks, precision)
+    return report
+
+
+def _namer(name: Said, key: str) -> Any:
+    """a cell as a student reads it: by step and slot, or step and column"""
+    def named(i: int, j: int) -> Said:
+        where = (Said(N_("step {t}, column {column}"), t=i + 1, column=j + 1) if key == "decode_output" else
+                 Said(N_("step {t}, slot {slot}"), t=i + 1, slot=j + 1))
+        return Said("{name} [{where}]", name=name, where=where)
+
+    return named
+
+
+def _diagnosis(problem: Problem, heads: list[Numbers], given: list[dict[str, np.ndarray]],
+               judged: list[tuple[dict[str, np.ndarray], list[list[int]]]], window: int | None, sinks: int,
+               precision: int) -> tuple[Said | None, tuple[str, ...]]:
+    """the first classic mistake the first wrong numbers prove: a cache that misses what the convention keeps, or
+    the step judged again with a mistake made, its cells then fitting where they did not"""
+    import math
+
+    for a, (g, (codes, used)) in enumerate(zip(given, judged)):
+        for t in range(1, len(used) + 1):
+            wrong = [key for key in DECODE_KEYS if (codes[key][t - 1] == WRONG).any()]
+            if not wrong:
+                continue
+            if "decode_cache" in wrong:
+                row = g["decode_cache"][t - 1]
+                theirs = {int(x) for x in row[np.isfinite(row)] if x == int(x)}
+                if len(theirs) < len(used[t - 1]) and len(wrong) == 1:  # a slot left blank, the weights over it
+                    return None, ()
+                return _named(theirs, t, window, sinks)
+            variants: list[tuple[str, float]] = []
+            if "decode_weights" in wrong:
+                if heads[a].sink is not None:
+                    variants.append(("no_sink", 1.0))
+                if problem.scale is not False and divisor(problem, problem.dims.d_k) != 1.0:
+                    variants.append(("unscaled", 1.0 / divisor(problem, problem.dims.d_k)))
+                if problem.scale is False:
+                    variants.append(("scaled_when_none", math.sqrt(problem.dims.d_k)))
+            elif heads[a].sink is not None:
+                variants.append(("sink_valued", 1.0))
+            fitting = []  # (wrong cells left on the whole sheet, order, variant) of each mistake that fits there
+            for order, (variant, by) in enumerate(variants):
+                n = numbers(problem, window, sinks, precision, by)[a] if by != 1.0 else heads[a]
+                again, _used = judge(n, g, precision, None if variant in ("unscaled", "scaled_when_none") else variant)
+                if not any((again[key][t - 1] == WRONG).any() for key in DECODE_KEYS):
+                    fitting.append((sum(int((c == WRONG).sum()) for c in again.values()), order, variant))
+            return _variant_said(problem, min(fitting)[2], t) if fitting else (None, ())
+    return None, ()
+
+
+def _variant_said(problem: Problem, variant: str, t: int) -> tuple[Said, tuple[str, ...]]:
+    import math
+
+    dk = f"√d_k = √{problem.dims.d_k} = {math.sqrt(problem.dims.d_k):.4g}"
+    if variant == "no_sink":
+        return Said(N_("the learned sink was left out of the softmax: at step {t} it joins the denominator as one more "
+                       "score, e^(sink − m), with no value, so the weights over the cache sum to less than 1"),
+                    t=t), ("sink left out",)
+    if variant == "sink_valued":
+        return Said(N_("the sink was given a value: it joins the softmax's denominator but takes no value, so output {t} "
+                       "is Σ_j w(t,j) · v_j over the cache alone"), t=t), ("sink given a value",)
+    if variant == "unscaled":
+        return Said(N_("the scaling was forgotten: the scores were not divided by {divisor}"),
+                    divisor=dk if problem.scale is True else f"{divisor(problem, problem.dims.d_k):g}"), (
+            "scaling forgotten",)
+    return Said(N_("the scores were divided by {dk}, but this problem has no scaling"), dk=dk), ("scaled when not asked",)
+
+
+def _named(theirs: set[int], t: int, window: int | None, sinks: int) -> tuple[Said | None, tuple[str, ...]]:
+    """the classic mistake a wrong cache proves: the new token left out, the sink tokens dropped, or the window one
+    too long or too short"""
     right = set(kept(t, window, sinks))
     if t not in theirs and theirs <= right | ({t - window} if window else set()):
-        return (N_("the new token was left out of its own cache: at step {t} its k and v join the cache before "
-                   "its query is scored, so query {t} sees key {t}"), {"t": t}), ("new token left out",)
+        return Said(N_("the new token was left out of its own cache: at step {t} its k and v join the cache before "
+                       "its query is scored, so query {t} sees key {t}"), t=t), ("new token left out",)
+    if sinks and theirs == set(kept(t, window, 0)) != right:
+        return Said(N_("the sink tokens were dropped from the cache: tokens 1 … {sinks} stay in it for good beside the "
+                       "last {window}, so query {t} sees keys {kept}"), sinks=sinks, window=window, t=t,
+                    kept=", ".join(str(p) for p in sorted(right))), ("sink tokens dropped",)
     if window is not None:
         for other in (window - 1, window + 1):
             if other >= 1 and theirs == set(kept(t, other, sinks)) != right:
-                return (N_("the window is off by one: with a window of {window}, query {t} sees keys {first} … {t} "
-                           "({window} keys), not {count}"),
-                        {"window": window, "t": t, "first": t - window + 1, "count": other}), ("window off by one",)
+                return Said(N_("the window is off by one: with a window of {window}, query {t} sees keys {first} … {t} "
+                               "({window} keys), not {count}"), window=window, t=t, first=t - window + 1,
+                            count=other), ("window off by one",)
     return None, ()

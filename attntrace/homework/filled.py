@@ -233,6 +233,45 @@ def _shown_cut(table: _Table) -> bool:
     return bool(shown(len(table.block.rows))[1] or shown(len(table.block.cols))[1])
 
 
+def cell_value(text: str) -> float | None:
+    """a cell of a filled table read as the eight steps read one: NaN when blank, -inf when masked, else the number
+    (full-width digits and points, any minus sign, a decimal comma); None when it is no number"""
+    cell = _cell(text)
+    if cell.strip("_").lower() in BLANK:
+        return float("nan")
+    if cell.lower() in MASKED:
+        return float("-inf")
+    if not NUMBER.fullmatch(cell):
+        return None
+    value = float(cell.replace(",", "."))
+    return value if math.isfinite(value) else None
+
+
+def written_decimals(text: str) -> int:
+    """the decimals a cell was written with, trailing zeros counted"""
+    return _written_precision(text)
+
+
+def flattened(lines: list[str]) -> str:
+    """a worksheet's lines as one line, spaces collapsed: what its instructions are found in"""
+    return _flattened(lines)[0]
+
+
+def told_precision(lines: list[str]) -> int | None:
+    """the decimals a worksheet's instructions ask for, in any language it is printed in; None without them"""
+    told = _instructions(flattened(lines))
+    return told[0].precision if told else None
+
+
+def spaceless(text: str) -> str:
+    return _spaceless(text)
+
+
+def student(lines: list[str]) -> str | None:
+    """the name written on a worksheet's name line"""
+    return _student(lines)
+
+
 def _number(text: str) -> float | None:
     """a printed number read back, or None when the cell holds none"""
     cell = _cell(text)

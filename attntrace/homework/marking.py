@@ -189,12 +189,12 @@ class Marker:
             notes.append(Said(N_('the sheet answers the problem "{answered}", and is marked against "{problem}"'),
                               answered=sheet.problem, problem=self.problem.name))
         given = _given(sheet, t, notes, self.origin)
-        precision, source = _precision(sheet, rule)
+        precision, source = precision_of(sheet, rule)
         if "final" in rule.points and (None, "output") not in given:
             notes.append(Said(N_("points for the final output do not apply: with one head and no W_O it is the head's "
                                  "output, which the points for output count")))
         work = Work(self, t, _asking(t, given, notes), precision, rule)
-        own = None if rule.tolerance or rule.precision is None else _precision(sheet, replace(rule, precision=None))[0]
+        own = None if rule.tolerance or rule.precision is None else precision_of(sheet, replace(rule, precision=None))[0]
         work.written = own
         with np.errstate(all="ignore"):  # a student's huge numbers overflow a redo: that is theirs to see, not a warning
             items = [item for item in work.mark_all() if not masked_cells(t, (item.head, item.key)).all()]
@@ -250,7 +250,7 @@ def masked_cells(t: Trace, key: Key) -> np.ndarray:
     return np.isneginf(_expected(t, *key))
 
 
-def _precision(sheet: Sheet, rule: Rule) -> tuple[int, str]:
+def precision_of(sheet: Sheet, rule: Rule) -> tuple[int, str]:
     if rule.tolerance:
         return EXACT_FROM, "tolerance"
     if rule.precision is not None:

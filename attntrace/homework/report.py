@@ -56,6 +56,7 @@ def cell_lines(item: Item) -> list[Said]:
         fields = {"cell": cell.name, "given": given,
                   "expected": number(cell.expected, cell.precision)}
         line = (Said(N_("{cell}: {given} written, {basis} give {expected}"), basis=cell.basis, **fields) if cell.basis
+                else Said(N_("{cell}: left blank, expected {expected}"), **fields) if math.isnan(cell.given)
                 else Said(N_("{cell}: {given} written, expected {expected}"), **fields))
         lines.append(Said(N_("{line} ({details})"), line=line, details=joined(details, N_("{first}; {second}")))
                      if details else line)
@@ -138,7 +139,7 @@ def to_dict(report: Report) -> dict[str, Any]:
             "cells": [{"row": c.row + 1, "column": c.column + 1, "name": c.name,
                        "given": c.given if math.isfinite(c.given) else None,
                        "written_masked": c.given == float("-inf"),
-                       "expected": None if c.expected == float("-inf") else c.expected,
+                       "expected": c.expected if math.isfinite(c.expected) else None,
                        "expected_from": "own" if c.basis else "problem", "expected_carried": c.carried}
                       for c in item.off],
         } for item in report.items],

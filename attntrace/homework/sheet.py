@@ -301,6 +301,18 @@ def from_dict(data: Any, origin: str) -> Sheet:
         raise SheetError(_("{sheet}: block must be the keys per block, 1 or more; got {value}").format(
             sheet=origin, value=_show(block)))
     decoding = any(key in DECODE_KEYS for _head_number, key in cells)
+    flashing = any(key in FLASH_KEYS for _head_number, key in cells)
+    eight = any(key not in FLASH_KEYS + DECODE_KEYS for _head_number, key in cells)
+    kinds = [kind for kind, there in (("flash_*", flashing), ("decode_*", decoding), ("q … output", eight)) if there]
+    if len(kinds) > 1:
+        raise SheetError(_("{sheet}: a sheet answers one worksheet, and this one holds both {first} and {second}; "
+                           "hand in each on a sheet of its own").format(sheet=origin, first=kinds[0], second=kinds[1]))
+    if flashing and block is None:
+        raise SheetError(_("{sheet}: flash_m, flash_l, flash_o and flash_output answer an online-softmax worksheet; "
+                           'give its "block", the keys per block').format(sheet=origin))
+    if block is not None and not flashing and (decoding or eight):
+        raise SheetError(_('{sheet}: "block" belongs to an online-softmax sheet, whose answers are flash_m, flash_l, '
+                           'flash_o and flash_output; remove it').format(sheet=origin))
     window, sinks = data.get("window"), data.get("sinks", 0)
     for name, value, least in (("window", window, 1), ("sinks", sinks, 0)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
