@@ -1,6 +1,7 @@
 """Decoding with a KV cache: the tokens of a self-attention problem generated one at a time, each new token's k and v
 appended to a cache (a rolling buffer with a window, with StreamingLLM's sink tokens kept for good) before its query is
-scored against it. Every step is checked against the same row of attention over the whole sequence. Pure numpy."""
+scored against it. Every step is checked against the same row of attention over the whole sequence, and every number
+as it is made: one that overflows a float64 stops decoding, named as the trace names it. Pure numpy."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import numpy as np
 from attntrace.core.arithmetic import EXACT
 from attntrace.core.attention import attend, softmax
 from attntrace.core.attention import heads as attention_heads
+from attntrace.core.overflow import Cells
 from attntrace.core.problem import Dims, Problem, divisor
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.language import N_, _
@@ -189,9 +191,15 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
     costs = []
     for t in range(1, last + 1):
         x = problem.x[t - 1:t]  # [1, d_model] the new token
-        q_all = EXACT.affine(x, problem.w_q, problem.b_q)[0]  # [heads · d_k]
-        k_all = EXACT.affine(x, problem.w_k, problem.b_k)[0]  # [kv_heads · d_k]
-        v_all = EXACT.affine(x, problem.w_v, problem.b_v)[0]  # [kv_heads · d_v]
+        row = np.array([t - 1])
+        say = Cells(problem, d, row, row)  # a number that overflows is named as the trace names it
+        q_all = EXACT.affine(x, problem.w_q, problem.b_q)  # [1, heads · d_k]
+        k_all = EXACT.affine(x, problem.w_k, problem.b_k)  # [1, kv_heads · d_k]
+        v_all = EXACT.affine(x, problem.w_v, problem.b_v)  # [1, kv_heads · d_v]
+        for name, w, b, made in (("q", problem.w_q, problem.b_q, q_all), ("k", problem.w_k, problem.b_k, k_all),
+                                 ("v", problem.w_v, problem.b_v, v_all)):
+            say.projected(name, x, w, b, made)
+        q_all, k_all, v_all = q_all[0], k_all[0], v_all[0]
         angles = variants.angles(at[t - 1:t], turns) if rope is not None else None  # [1, d_k/2]
         where = slot(t, window, sinks)
         evicted = held[where] or None
@@ -207,14 +215,16 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
             continue
         cache = tuple(held[:filled])
         positions = np.array(cache, dtype=np.float64) if slopes is not None else None  # ALiBi's distances
+        watch = Cells(problem, d, row, np.array(cache) - 1)  # the scores' columns are the cache's slots
         for a in range(d.heads):
             g = d.kv_block(a)
             q = q_all[a * d.d_k:(a + 1) * d.d_k]
             if angles is not None:
                 q = variants.rotate(q[None, :], angles, rope.pairs)[0]  # type: ignore[union-attr]
+                watch.rotated(a, q[None, :])
             bias = None if slopes is None else -float(slopes[a]) * np.abs(t - positions)[None, :]  # type: ignore[operator]
-            seen = attend(q[None, :], k_slots[g, :filled], v_slots[g, :filled], s, None, bias, cap,
-                          sink=sinks_logit[a])  # q_t against the cache: [1, c] scores, weights; [1, d_v] output
+            seen = attend(q[None, :], k_slots[g, :filled], v_slots[g, :filled], s, None, bias, cap, watch=watch,
+                          head=a, sink=sinks_logit[a])  # q_t against the cache: [1, c] scores, weights; [1, d_v] output
             by_head[a].append(DecodeStep(
                 t=t, q=q, k=k_rows[g, t - 1], v=v_rows[g, t - 1], cache=cache, scores=seen.scores[0],
                 scaled=seen.scaled[0], weights=seen.weights[0], output=seen.output[0],
@@ -227,7 +237,7 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
     rows = np.array(shown) - 1
     per_head = [np.array([step.output for step in steps]) for steps in by_head]  # [len(shown), d_v] each
     reference_heads = whole_sequence(problem, window, sinks, sinks_logit, rows)
-    output, reference = _final(problem, per_head), _final(problem, reference_heads)
+    output, reference = _final(problem, per_head, Cells(problem, d, rows)), _final(problem, reference_heads)
     worst = max([_diff(output, reference), *(_diff(a, b) for a, b in zip(per_head, reference_heads))])
     return Decoded(problem, d, window, sinks, shown,
                    tuple(DecodeHead(a, d.kv_block(a), sinks_logit[a], tuple(steps), k_rows[d.kv_block(a)],
@@ -252,10 +262,15 @@ def whole_sequence(problem: Problem, window: int | None, sinks: int, sink: tuple
     return [softmax(head.attended.scaled, None, sink[a]) @ head.v for a, head in enumerate(computed)]
 
 
-def _final(problem: Problem, per_head: list[np.ndarray]) -> np.ndarray:
-    """the heads' outputs side by side, through W_O when the problem has it"""
+def _final(problem: Problem, per_head: list[np.ndarray], say: Cells | None = None) -> np.ndarray:
+    """the heads' outputs side by side, through W_O when the problem has it (say: names a cell that overflows)"""
     concat = np.concatenate(per_head, axis=1) if len(per_head) > 1 else per_head[0]
-    return concat if problem.w_o is None else EXACT.affine(concat, problem.w_o, problem.b_o)
+    if problem.w_o is None:
+        return concat
+    output = EXACT.affine(concat, problem.w_o, problem.b_o)
+    if say is not None:
+        say.final(concat, problem.w_o, problem.b_o, output)
+    return output
 
 
 def _diff(a: np.ndarray, b: np.ndarray) -> float:

@@ -49,6 +49,10 @@ def test_json_holds_the_contract(attntrace):
 def test_json_never_holds_nan_or_infinity(attntrace, tmp_path):
     problem = tmp_path / "huge.json"
     problem.write_text(json.dumps({"x": [[1e200, 0], [0, 1e200]], "scale": False}))
+    r = attntrace("decode", problem, "-f", "json")  # each token's own score overflows: refused, as run refuses it
+    assert r.code == 1 and r.out == "" and r.err == attntrace("run", problem, "-f", "json").err
+    assert "huge.json: step 4: scores[x1 → x1] overflows a float64" in r.err
+    problem.write_text(json.dumps({"x": [[1e150, 0], [0, 1e150]], "scale": False}))  # big, but every number finite
     r = attntrace("decode", problem, "-f", "json")
     assert r.code == 0, r.err
     json.loads(r.out, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
