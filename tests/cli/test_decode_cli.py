@@ -160,3 +160,16 @@ def test_json_is_the_bytes_of_the_lists_the_api_gives(attntrace, tmp_path, args,
     d = api.decode(api.load(path), window=window, sinks=1 if "--sinks" in args else 0,
                    query=int(args[1]) if args[0] == "--input" else None)
     assert r.out == "".join(chunks(d.to_dict()))
+
+
+def test_the_csv_header_and_labels_are_the_same_bytes_in_every_language(attntrace, tmp_path):
+    """the sink's rows (logit, weight) are data too"""
+    path = tmp_path / "sink.json"
+    path.write_text(json.dumps({"x": [[1, 0], [0, 1], [1, 1]], "sink": [0.5]}))
+    english, chinese = (attntrace("decode", path, "--format", "csv", "--lang", lang).out for lang in ("en", "zh"))
+
+    def data(text):
+        return [line for line in text.splitlines() if not line.startswith(("#", '"#'))]
+
+    assert data(chinese) == data(english) and "\nweight," in english and "\nlogit," in english
+    assert "权重" in attntrace("decode", path, "--format", "plain", "--lang", "zh").out

@@ -169,3 +169,22 @@ def test_json_is_the_bytes_of_the_lists_of_the_json_form(attntrace, args):
     assert r.code == 0, r.err
     f = api.flash(api.load(SAMPLES / "causal.json"), block=int(args[1]), query=int(args[3]) if len(args) > 2 else None)
     assert "null" in r.out and r.out == "".join(chunks(flash_to_dict(f)))
+
+
+def _data(text: str) -> list[str]:
+    """a CSV's header rows and cells (its # lines are titles and notes for a person)"""
+    return [line for line in text.splitlines() if not line.startswith(("#", '"#'))]
+
+
+@pytest.mark.parametrize("args", [[], ["samples/causal.json", "--block", "1"], ["samples/two_heads.json", "--input", "2"],
+                                  ["{sink}", "--block", "2"], ["samples/cross.json"]])
+def test_the_csv_header_and_labels_are_the_same_bytes_in_every_language(attntrace, monkeypatch, tmp_path, args):
+    monkeypatch.chdir(ROOT)
+    (tmp_path / "sink.json").write_text(json.dumps({"x": [[1, 0], [0, 1], [1, 1]], "sink": [0.5]}))
+    line = ["flash", *(a.format(sink=tmp_path / "sink.json") for a in args), "--format", "csv"]
+    english, chinese = attntrace(*line).out, attntrace(*line, "--lang", "zh").out
+    assert _data(chinese) == _data(english) and len(_data(english)) > 5
+    assert ",max,m,rescale,sum,ℓ,O1" in english and "\nkeys 1" in english and "\nstep 7," in english
+    assert "sink" not in args[0:1] or "\nsink," in english
+    assert "键" not in "\n".join(_data(chinese)) and "每块之后" in chinese  # the titles are for a person
+    assert attntrace(*line[:-2], "--format", "plain", "--lang", "zh").out.count("键 1") >= 1  # the page is in Chinese
