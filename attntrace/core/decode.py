@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from numbers import Real
+from typing import Any
 
 import numpy as np
 
@@ -16,7 +18,7 @@ from attntrace.core.attention import attend, softmax
 from attntrace.core.attention import heads as attention_heads
 from attntrace.core.overflow import Cells
 from attntrace.core.problem import Dims, Problem, divisor
-from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.errors import AttntraceError, OutOfRange, Setting, whole
 from attntrace.language import N_, _
 
 TOLERANCE = 1e-12  # how far a step's output may be from the same row of attention over the whole sequence
@@ -117,35 +119,40 @@ def allowed(n: int, window: int | None, sinks: int) -> np.ndarray:
     return seen
 
 
-def check(problem: Problem, window: int | None, sinks: int, position: int | None) -> None:
-    """the problem and the options fit decoding, or one line that names what does not"""
+def check(problem: Problem, window: int | None, sinks: int, position: int | None) -> tuple[int | None, int, int | None]:
+    """the problem and the settings fit decoding, or one line that names what does not (a setting as the caller gave
+    it: errors.Setting); the window, sinks and position as ints"""
     if problem.source is not None:
         raise AttntraceError(_("decode generates a sequence from itself: it needs self-attention (remove source)"))
     others = [name for name in problem.masks if name != "causal"]
     if others:
-        raise AttntraceError(_('decode is causal and keeps its own window (--window W); remove mask "{mask}" from the '
-                               "problem").format(mask=others[0]))
+        raise Setting(N_('decode is causal and keeps its own window ({window}); remove mask "{mask}" from the '
+                         "problem"), {"window": ("window", "W")}, 1, mask=others[0])
     n = problem.dims.n
-    if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 1):
-        raise AttntraceError(_("--window {value} must be a whole number of at least 1").format(value=window), 2)
-    if isinstance(sinks, bool) or not isinstance(sinks, int) or sinks < 0:
-        raise AttntraceError(_("--sinks {value} must be a whole number of at least 0").format(value=sinks), 2)
+    window, position = whole("window", window, 1), whole("query", position)
+    sinks = whole("sinks", sinks, 0) or 0  # None: none
     if sinks and window is None:
-        raise AttntraceError(_("--sinks keeps the first tokens beside a window: add --window W"), 2)
+        raise Setting(N_("{sinks} keeps the first tokens beside a window: add {window}"),
+                      {"sinks": ("sinks", None), "window": ("window", "W")})
     if sinks and sinks >= n:
-        raise AttntraceError(_("--sinks {sinks} would keep every one of the {n} tokens; give fewer than {n}").format(
-            sinks=sinks, n=n), 2)
+        raise Setting(N_("{sinks} would keep every one of the {n} tokens; give fewer than {n}"),
+                      {"sinks": ("sinks", repr(sinks))}, n=n)
     if position is not None and not 1 <= position <= n:
         raise OutOfRange(N_("query"), position, n, N_("this problem has inputs"))
+    return window, sinks, position
 
 
 def sink_logits(problem: Problem, sink: float | Sequence[float] | None, heads: int) -> tuple[float | None, ...]:
-    """one sink logit per head (None: no sink); a single number is every head's; default the problem's own"""
+    """one sink logit per head (None: no sink); a single number is every head's; default the problem's own. The
+    caller's sink is a real number, or a list (or 1-D array) of one per head, each a number or None (-inf: none too)"""
     if sink is None:
         sink = getattr(problem, "sink", None)
     if sink is None:
         return (None,) * heads
-    values = [sink] * heads if isinstance(sink, (int, float)) else list(sink)
+    values: list[Any] | None = [sink] * heads if _real(sink) else list(sink) if _listed(sink) else None  # type: ignore[arg-type]
+    if values is None or not all(value is None or _real(value) for value in values):
+        raise Setting(N_("{sink} must be a number, or a list of one number per head (None or -inf: no sink)"),
+                      {"sink": ("sink", _shown(sink))})
     if len(values) != heads:
         raise AttntraceError(_("sink has {count} values but the problem has {heads} heads; give one per head").format(
             count=len(values), heads=heads))
@@ -156,15 +163,31 @@ def sink_logits(problem: Problem, sink: float | Sequence[float] | None, heads: i
             continue
         number = float(value)
         if math.isnan(number) or number == math.inf:
-            raise AttntraceError(_("sink = {value} must be a number (or -inf for none)").format(value=value))
+            raise Setting(N_("{sink} must be a finite number (or -inf for none)"), {"sink": ("sink", _shown(sink))})
         out.append(None if number == -math.inf else number)
     return tuple(out)
+
+
+def _real(value: object) -> bool:
+    """a real number: an int or a float, numpy's too, never a bool (nor a 0-d array, which is not one value)"""
+    return isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _listed(value: object) -> bool:
+    """a list of values: a list, a tuple, or a 1-D array"""
+    return isinstance(value, (list, tuple)) or isinstance(value, np.ndarray) and value.ndim == 1
+
+
+def _shown(value: object) -> str:
+    """a value in a message, cut short"""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def decode(problem: Problem, window: int | None = None, sinks: int = 0, position: int | None = None,
            sink: float | Sequence[float] | None = None) -> Decoded:
     """decode every position of a self-attention problem (position: show only that one, from 1) against a KV cache"""
-    check(problem, window, sinks, position)
+    window, sinks, position = check(problem, window, sinks, position)
     with np.errstate(all="ignore"):
         return _decode(problem, window, sinks, position, sink_logits(problem, sink, problem.dims.heads))
 
