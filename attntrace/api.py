@@ -148,10 +148,12 @@ def flash(problem: Given = None, *, block: int | None = None, query: int | None 
     the end, and its largest difference from step 7's output (max_diff). problem and keywords as trace() takes them."""
     from attntrace.core.engine import trace as trace_problem
     from attntrace.core.flash import flash as online
-    from attntrace.memory import check_trace
+    from attntrace.memory import check_flash, check_trace
 
     problem = _given(problem, given, "flash()")
+    query, block = whole("query", query), whole("block", block, 1)
     check_trace(problem, query)
+    check_flash(problem, query, block)
     return online(Trace.of(trace_problem(problem, query=query)), block)
 
 

@@ -40,8 +40,8 @@ class OutOfRange(AttntraceError):
 class Setting(AttntraceError):
     """a setting the caller gave, refused in the caller's words: window=0 from Python, --window 0 on the command line
     (as_options). message: N_-marked English; settings maps each of its placeholders to the setting it says and that
-    setting's value as text (None: the setting alone; "W": a value to choose); values fill the other placeholders.
-    Exit code 2, a usage error, unless told."""
+    setting's value as text (None: the setting alone; "W": a value to choose); values fill the other placeholders (a
+    Setting among them worded as this one is). Exit code 2, a usage error, unless told."""
 
     def __init__(self, message: str, settings: Mapping[str, tuple[str, str | None]], exit_code: int = 2,
                  **values: object) -> None:
@@ -58,7 +58,8 @@ class Setting(AttntraceError):
                 return name if text is None else f"{name}={text}"
             return options[name] if text is None else f"{options[name]} {text}"
 
-        return _(self.message).format(**{key: say(*setting) for key, setting in self.settings.items()}, **self.values)
+        values = {key: value.worded(options) if isinstance(value, Setting) else value for key, value in self.values.items()}
+        return _(self.message).format(**{key: say(*setting) for key, setting in self.settings.items()}, **values)
 
 
 def whole(name: str, value: object, least: int | None = None) -> int | None:

@@ -188,3 +188,59 @@ def test_the_csv_header_and_labels_are_the_same_bytes_in_every_language(attntrac
     assert "sink" not in args[0:1] or "\nsink," in english
     assert "键" not in "\n".join(_data(chinese)) and "每块之后" in chinese  # the titles are for a person
     assert attntrace(*line[:-2], "--format", "plain", "--lang", "zh").out.count("键 1") >= 1  # the page is in Chinese
+
+
+@pytest.fixture
+def long_problem(tmp_path):
+    """2,048 tokens of d_model 2: run traces it in a second"""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps({"x": rng.integers(-3, 4, size=(2048, 2)).tolist(), "scale": False}))
+    return path
+
+
+def test_a_json_of_too_many_block_states_is_refused_at_once_naming_what_helps(attntrace, long_problem, tmp_path):
+    import time
+
+    started = time.monotonic()
+    r = attntrace("flash", long_problem, "--block", "1", "--format", "json", "-o", tmp_path / "out.json")
+    assert time.monotonic() - started < 10
+    assert r.code == 1 and r.out == "" and r.err.count("\n") == 1, r.err
+    assert ("the JSON of this online softmax holds 4,194,304 block states (queries × blocks × heads = 2,048 × 2,048 × "
+            "1), more than the 100,000 flash writes at once; show one query with --input N, or take more keys a block "
+            "with --block 43 or more") in r.err
+    assert not (tmp_path / "out.json").exists()
+    one = attntrace("flash", long_problem, "--block", "1", "--input", "7", "--format", "json", "-o", tmp_path / "one.json")
+    assert one.code == 0, one.err
+    assert len(json.loads((tmp_path / "one.json").read_text())["heads"][0]["queries"][0]["blocks"]) == 2048
+    page = attntrace("flash", long_problem, "--block", "1", "--format", "plain", "-o", tmp_path / "out.txt")
+    assert page.code == 0, page.err  # a page shows four queries: nothing to bound
+
+
+def test_the_block_size_suggested_is_the_smallest_that_fits(attntrace, tmp_path, monkeypatch):
+    from attntrace import memory
+
+    monkeypatch.setattr(memory, "JSON_BLOCKS", 50)
+    path = tmp_path / "ten.json"
+    path.write_text(json.dumps({"x": np.eye(10).tolist()}))
+    r = attntrace("flash", path, "--block", "1", "--format", "json")
+    assert r.code == 1 and "100 block states" in r.err and "with --block 2 or more" in r.err, r.err
+    assert attntrace("flash", path, "--block", "2", "--format", "json").code == 0  # 10 × 5 = 50 states
+    assert attntrace("flash", path, "--block", "2", "--format", "json", "--lang", "zh").code == 0
+    zh = attntrace("flash", path, "--block", "1", "--format", "json", "--lang", "zh")
+    assert zh.code == 1 and "--input N" in zh.err and "--block 2" in zh.err and "块" in zh.err
+
+
+def test_an_online_softmax_that_would_not_fit_in_memory_is_refused_up_front(attntrace, long_problem, monkeypatch):
+    import attntrace as library
+    from attntrace import memory
+
+    monkeypatch.setattr(memory, "available_memory", lambda: 200_000_000)
+    r = attntrace("flash", long_problem, "--block", "1", "--format", "plain")
+    assert r.code == 1 and r.err.count("\n") == 1 and "more than the 200.0 MB this machine has available" in r.err
+    assert "show one query with --input N, or take more keys a block with --block 9 or more" in r.err
+    assert attntrace("flash", long_problem, "--block", "9", "--format", "plain").code == 0
+    with pytest.raises(library.AttntraceError, match="show one query with query=N, or take more keys a block with "
+                                                      "block=9 or more$"):
+        library.flash(long_problem, block=1)
+    assert library.flash(long_problem, block=1, query=5).block == 1
