@@ -78,11 +78,16 @@ def _precision(precision: Any) -> int:
 
 
 def _plain(value: Any) -> Any:
-    """lists and numpy arrays as they are; anything else with __array__ (a torch tensor, say) as a numpy array"""
-    if value is None or isinstance(value, (list, tuple, np.ndarray)):
-        return value
-    if hasattr(value, "__array__"):
-        return np.asarray(value, dtype=np.float64)
+    """lists and numpy arrays of numbers as they are; anything else with __array__ (a torch tensor, say) as a numpy
+    array; a numpy number, or a 0-d array, as the Python number it holds; an array of text as a list"""
+    if isinstance(value, np.generic):
+        return value.item()
+    if hasattr(value, "__array__") and not isinstance(value, np.ndarray):
+        value = np.asarray(value, dtype=np.float64)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value.item()
+    if isinstance(value, np.ndarray) and value.dtype.kind in "USO":
+        return value.tolist()
     return value
 
 
@@ -119,6 +124,7 @@ def _given(problem: Given, given: dict[str, Any], origin: str) -> Problem:
     keyword arguments, with them in place of its own"""
     from attntrace.files.problemfile import from_dict
 
+    keys = isinstance(problem, Mapping)  # a problem given as a dict is its keys alone, even none
     if isinstance(problem, (str, bytes, os.PathLike)):
         problem = load(os.fsdecode(problem))
     elif isinstance(problem, Mapping):
@@ -129,7 +135,7 @@ def _given(problem: Given, given: dict[str, Any], origin: str) -> Problem:
                                                                                     value=_kind(problem)))
     data = {key: _plain(value) for key, value in given.items()}
     if problem is None:
-        return from_dict(data, origin) if data else load(None)
+        return from_dict(data, origin) if data or keys else load(None)
     if not data:
         return problem
     from attntrace.render.jsonform import problem_to_dict

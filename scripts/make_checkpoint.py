@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -185,17 +186,19 @@ WRITTEN = ("config.json", "model.safetensors", "model.safetensors.index.json", "
 def _checked_folder(folder: Path, force: bool) -> Path:
     """the nearest folder that exists on the way to folder (where its free space is asked); refused: a file in the way,
     or a checkpoint there already unless force"""
-    for place in (folder, *folder.parents):
-        if place.is_dir():
-            break
-        if place.exists() or place.is_symlink():
-            raise Refused(f"{place} is a file, not a folder" if place.exists() else f"{place} is a broken link")
-    if place == folder and not force:
-        taken = [name for name in WRITTEN if (folder / name).exists()] + sorted(
-            p.name for p in folder.glob("model-*-of-*.safetensors"))
-        if taken:
-            raise Refused(f"{folder} already holds {taken[0]}: give another folder, or --force to replace the "
-                          "checkpoint there")
+    try:
+        for place in (folder, *folder.parents):
+            if place.is_dir():
+                break
+            if place.exists() or place.is_symlink():
+                raise Refused(f"{place} is a file, not a folder" if place.exists() else f"{place} is a broken link")
+        taken = [name for name in WRITTEN if (folder / name).exists() or (folder / name).is_symlink()] + sorted(
+            p.name for p in folder.glob("model-*-of-*.safetensors")) if place == folder else []
+    except OSError as e:  # a name too long, a folder that cannot be read
+        raise Refused(f"{e.filename or folder}: {e.strerror or e}") from None
+    if taken and not force:
+        raise Refused(f"{folder} already holds {taken[0]}: give another folder, or --force to replace the "
+                      "checkpoint there")
     return place
 
 
@@ -339,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true",
                         help="replace a checkpoint already in the folder (its config.json, weights and tokenizer)")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))  # killed: what was written goes too
     try:
         write(args.shape, args.folder, args.layers, args.seed, args.force)
     except Refused as e:

@@ -90,3 +90,32 @@ def test_a_sink_given_as_numbers_of_any_kind_is_taken():
     assert attntrace.decode(x=[[1, 0], [0, 1]], sink=np.array([0.5])).heads[0].sink == 0.5
     assert attntrace.decode(x=[[1, 0], [0, 1]], sink=(None,)).heads[0].sink is None
     assert attntrace.decode(x=[[1, 0], [0, 1]], sink=[-math.inf]).heads[0].sink is None
+
+
+def test_numpy_numbers_and_arrays_of_text_are_taken_as_problem_keys():
+    t = attntrace.trace(x=[[1, 0], [0, 1]], heads=np.int64(1), scale=np.float64(2.0), window=np.int64(1),
+                        tokens=np.array(["a", "b"]))
+    assert t.divisor == 2.0 and t.problem.labels == ("a", "b") and t.problem.heads == 1
+    assert attntrace.flash(x=np.eye(2), sink=np.array([0.5])).heads[0].sink == 0.5
+    assert attntrace.decode(x=[[1, 0], [0, 1]], sink=np.array(0.5)).heads[0].sink == 0.5  # a 0-d array: its number
+
+
+@pytest.mark.parametrize("call", [lambda: attntrace.flash({}), lambda: attntrace.trace({}),
+                                  lambda: attntrace.decode({})], ids=["flash", "trace", "decode"])
+def test_an_empty_dict_is_a_problem_without_x_not_the_worked_example(call):
+    with pytest.raises(attntrace.AttntraceError, match=r"^\w+\(\): x is missing"):
+        call()
+
+
+@pytest.mark.parametrize("name", ["", " ", b""])
+def test_an_empty_file_name_is_refused_not_read_as_the_current_folder(name):
+    with pytest.raises(attntrace.AttntraceError, match="the problem file's name is empty"):
+        attntrace.flash(name)
+
+
+def test_stdin_is_read_even_when_a_text_stream_stands_in_for_it(monkeypatch):
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO('{"x": [[1, 0], [0, 1]], "name": "从 stdin"}'))
+    assert attntrace.trace("-").problem.name == "从 stdin"

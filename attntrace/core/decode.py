@@ -149,6 +149,8 @@ def sink_logits(problem: Problem, sink: float | Sequence[float] | None, heads: i
         sink = getattr(problem, "sink", None)
     if sink is None:
         return (None,) * heads
+    if isinstance(sink, np.ndarray) and sink.ndim == 0:  # a 0-d array is the number it holds
+        sink = sink.item()
     values: list[Any] | None = [sink] * heads if _real(sink) else list(sink) if _listed(sink) else None  # type: ignore[arg-type]
     if values is None or not all(value is None or _real(value) for value in values):
         raise Setting(N_("{sink} must be a number, or a list of one number per head (None or -inf: no sink)"),

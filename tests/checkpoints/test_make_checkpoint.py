@@ -98,7 +98,7 @@ def test_more_than_the_disk_has_free_is_refused_naming_it(tmp_path, monkeypatch)
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("error", [OSError(errno.ENOSPC, "No space left on device"), KeyboardInterrupt()])
+@pytest.mark.parametrize("error", [OSError(errno.ENOSPC, "No space left on device"), KeyboardInterrupt(), SystemExit(143)])
 def test_a_write_that_fails_leaves_nothing_behind_and_the_old_checkpoint_whole(tmp_path, monkeypatch, error):
     calls = []
 
@@ -109,14 +109,14 @@ def test_a_write_that_fails_leaves_nothing_behind_and_the_old_checkpoint_whole(t
         return a.astype("<f4")
 
     monkeypatch.setattr(make_checkpoint, "stored", failing)
-    with pytest.raises((make_checkpoint.Refused, KeyboardInterrupt)):
+    with pytest.raises((make_checkpoint.Refused, KeyboardInterrupt, SystemExit)):
         make_checkpoint.write("small", tmp_path / "new" / "deeper", layers=1)
     assert list(tmp_path.iterdir()) == []  # not even the folders it made
     old = tmp_path / "old"
     old.mkdir()
     (old / "config.json").write_text("old")
     calls.clear()
-    with pytest.raises((make_checkpoint.Refused, KeyboardInterrupt)):
+    with pytest.raises((make_checkpoint.Refused, KeyboardInterrupt, SystemExit)):
         make_checkpoint.write("small", old, layers=1, force=True)
     assert [p.name for p in old.iterdir()] == ["config.json"] and (old / "config.json").read_text() == "old"
 
@@ -128,3 +128,33 @@ def test_the_size_is_worked_out_without_listing_every_layer():
     started = time.monotonic()
     assert make_checkpoint.checkpoint_bytes(make_checkpoint._config("gpt2", 10**30)) > 10**36
     assert time.monotonic() - started < 1
+
+
+def test_a_name_too_long_and_a_link_in_place_of_the_config_are_one_line(tmp_path):
+    long = "a" * 300
+    _one_line(_script("small", long, cwd=tmp_path), 1, "File name too long")
+    _one_line(_script("small", f"{long}/sub", cwd=tmp_path), 1, "File name too long")
+    folder = tmp_path / "linked"
+    folder.mkdir()
+    (folder / "config.json").symlink_to(tmp_path / "nowhere.json")  # the user's link, even dangling, is theirs
+    _one_line(_script("small", folder, "--layers", "1", cwd=tmp_path), 1, "already holds config.json")
+    assert (folder / "config.json").is_symlink() and len(list(folder.iterdir())) == 1
+
+
+def test_a_script_killed_while_writing_leaves_nothing_behind(tmp_path):
+    import signal
+
+    folder = tmp_path / "new" / "big"
+    child = subprocess.Popen([sys.executable, str(SCRIPT), "tinyllama", str(folder)], stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(folder.glob(".*.partial")) and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert child.poll() is None, "it finished before it could be stopped"
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=60) == 128 + signal.SIGTERM
+    finally:
+        child.kill()
+        child.wait()
+    assert "Traceback" not in child.stderr.read().decode()
+    assert list(tmp_path.iterdir()) == []

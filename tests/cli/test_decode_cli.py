@@ -173,3 +173,11 @@ def test_the_csv_header_and_labels_are_the_same_bytes_in_every_language(attntrac
 
     assert data(chinese) == data(english) and "\nweight," in english and "\nlogit," in english
     assert "权重" in attntrace("decode", path, "--format", "plain", "--lang", "zh").out
+
+
+@pytest.mark.parametrize("command", ["decode", "flash", "run"])
+@pytest.mark.parametrize("name", ["", " "])
+def test_an_empty_file_name_is_one_line_not_the_current_folder(attntrace, command, name):
+    r = attntrace(command, name)
+    assert r.code == 1 and r.out == "" and r.err.count("\n") == 1, r.err
+    assert r.err == f'attntrace: the problem file\'s name is empty ("{name}"); give a file, or none for the built-in example\n'

@@ -617,6 +617,7 @@ MESSAGES = {
     '{path}: is a folder, expected {what}': '{path}: 是文件夹，应为{what}',
     '{path}: is a device or pipe, expected {what}': '{path}: 是设备或管道，应为{what}',
     "without FILE, {kept} and the settings ({settings}) are the built-in example's; give --x too for a problem of your matrices alone": '没有给出 FILE，{kept} 和设置（{settings}）取自内置示例；若要只用你自己的矩阵出题，请同时给出 --x',
+    'the problem file\'s name is empty ("{path}"); give a file, or none for the built-in example': '问题文件的名字是空的（"{path}"）；请给出一个文件，或不给文件以使用内置示例',
     '{path}: no such file or directory': '{path}: 没有这个文件或文件夹',
     'the built-in example with {options}': '内置示例（带 {options}）',
     'the built-in example': '内置示例',
