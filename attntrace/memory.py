@@ -98,7 +98,7 @@ def check_flash(problem: Problem, query: int | None, block: int | None, json: bo
     if json and states > JSON_BLOCKS:
         raise Setting(N_("the JSON of this online softmax holds {states} block states (queries × blocks × heads = "
                          "{queries} × {blocks} × {heads}), more than the {most} flash writes at once; {help}"), {}, 1,
-                      most=f"{JSON_BLOCKS:,}", help=_smaller(query, d.m, d.heads * n_q, JSON_BLOCKS), **said)
+                      most=f"{JSON_BLOCKS:,}", help=_smaller(n_q > 1, d.m, d.heads * n_q, JSON_BLOCKS), **said)
     each = flash_bytes(1, d.d_v, json)
     if states * each < 1 << 26:
         return
@@ -108,20 +108,20 @@ def check_flash(problem: Problem, query: int | None, block: int | None, json: bo
         raise Setting(N_("this online softmax needs about {need} of memory for its {states} block states (queries × "
                          "blocks × heads = {queries} × {blocks} × {heads}) and the trace, more than the {have} this "
                          "machine has available; {help}"), {}, 1, need=_size(states * each + trace), have=_size(have),
-                      help=_smaller(query, d.m, d.heads * n_q, max(0, have - trace) // each), **said)
+                      help=_smaller(n_q > 1, d.m, d.heads * n_q, max(0, have - trace) // each), **said)
 
 
-def _smaller(query: int | None, m: int, rows: int, most: int) -> Setting:
+def _smaller(queries: bool, m: int, rows: int, most: int) -> Setting:
     """what makes an online softmax of m keys, rows (heads · queries) a block, hold no more than `most` block states:
-    one query (when every one is asked for), or a block size large enough, if one is"""
+    one query (when there are more), or a block size large enough, if one is"""
     import math
 
     blocks = most // rows
-    block = {"block": ("block", f"{math.ceil(m / blocks):,}")} if blocks >= 1 else {}
+    block = {"block": ("block", str(math.ceil(m / blocks)))} if blocks >= 1 else {}  # as typed: no commas
     one = {"query": ("query", "N")}
-    if block and query is None:
+    if block and queries:
         return Setting(N_("show one query with {query}, or take more keys a block with {block} or more"), one | block)
-    if query is None:
+    if queries:
         return Setting(N_("show one query with {query}"), one)
     if block:
         return Setting(N_("take more keys a block with {block} or more"), block)

@@ -244,3 +244,16 @@ def test_an_online_softmax_that_would_not_fit_in_memory_is_refused_up_front(attn
                                                       "block=9 or more$"):
         library.flash(long_problem, block=1)
     assert library.flash(long_problem, block=1, query=5).block == 1
+
+
+def test_the_block_size_suggested_can_be_typed_as_it_is_written(attntrace, tmp_path, monkeypatch):
+    """one query against 2,000 keys, at most one block state: --block 2000 is said without a comma"""
+    from attntrace import memory
+
+    monkeypatch.setattr(memory, "JSON_BLOCKS", 1)
+    path = tmp_path / "cross.json"
+    path.write_text(json.dumps({"x": [[1, 0]], "source": np.ones((2000, 2), dtype=int).tolist()}))
+    r = attntrace("flash", path, "--format", "json")
+    assert r.code == 1 and "(queries × blocks × heads = 1 × 2 × 1)" in r.err and "--input" not in r.err
+    assert r.err.endswith("; take more keys a block with --block 2000 or more\n")
+    assert attntrace("flash", path, "--format", "json", "--block", "2000", "-o", tmp_path / "out.json").code == 0
