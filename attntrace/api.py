@@ -91,6 +91,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
+Given = Problem | str | os.PathLike[str] | Mapping[str, Any] | None  # a problem as trace(), flash() and decode() take it
+
+
 def load(path: str | Path | None = None) -> Problem:
     """the problem in a file (JSON, a CSV directory, .npz, or - for stdin); None: the built-in worked example"""
     from attntrace.files.problemfile import load as load_problem
@@ -114,9 +117,6 @@ def trace(problem: Given = None, *, query: int | None = None, carry_rounding: in
     problem = _given(problem, given, "trace()")
     check_trace(problem, query)
     return Trace.of(trace_problem(problem, query=query, carry_rounding=carry_rounding))
-
-
-Given = Problem | str | os.PathLike[str] | Mapping[str, Any] | None  # a problem as trace(), flash() and decode() take it
 
 
 def _given(problem: Given, given: dict[str, Any], origin: str) -> Problem:
