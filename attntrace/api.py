@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +12,8 @@ import numpy as np
 from attntrace.core import decode as core_decode
 from attntrace.core import trace as core_trace
 from attntrace.core.problem import BIASES, MATRICES, Problem
+from attntrace.errors import AttntraceError, Setting, whole
+from attntrace.language import N_, _
 
 if TYPE_CHECKING:
     from attntrace.checkpoints.head import ModelHead
@@ -45,7 +48,7 @@ class Trace(core_trace.Trace):
         """what the command line prints for this trace"""
         from attntrace.render.document import render_trace
 
-        return render_trace(self, format, precision)
+        return render_trace(self, format, _precision(precision))
 
     def _repr_html_(self) -> str:
         """the coloured tables, when a notebook shows a trace"""
@@ -54,13 +57,41 @@ class Trace(core_trace.Trace):
         return trace_html(self)
 
 
+def _kind(value: Any) -> str:
+    """a value in a message: what it is, and the start of how it reads"""
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
+def _precision(precision: Any) -> int:
+    """the decimals a render shows: a whole number from 0 to MAX_PRECISION, as the command line's --precision"""
+    from attntrace.core.arithmetic import MAX_PRECISION
+
+    try:
+        decimals = whole("precision", precision, 0)
+    except Setting:
+        decimals = None
+    if decimals is None or decimals > MAX_PRECISION:
+        raise Setting(N_("{setting} must be a whole number from 0 to {most}"),
+                      {"setting": ("precision", repr(precision))}, most=MAX_PRECISION)
+    return decimals
+
+
 def _plain(value: Any) -> Any:
-    """lists and numpy arrays as they are; anything else with __array__ (a torch tensor, say) as a numpy array"""
-    if value is None or isinstance(value, (list, tuple, np.ndarray)):
-        return value
-    if hasattr(value, "__array__"):
-        return np.asarray(value, dtype=np.float64)
+    """lists and numpy arrays of numbers as they are; anything else with __array__ (a torch tensor, say) as a numpy
+    array; a numpy number, or a 0-d array, as the Python number it holds; an array of text as a list"""
+    if isinstance(value, np.generic):
+        return value.item()
+    if hasattr(value, "__array__") and not isinstance(value, np.ndarray):
+        value = np.asarray(value, dtype=np.float64)
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value.item()
+    if isinstance(value, np.ndarray) and value.dtype.kind in "USO":
+        return value.tolist()
     return value
+
+
+Given = Problem | str | os.PathLike[str] | Mapping[str, Any] | None  # a problem as trace(), flash() and decode() take it
 
 
 def load(path: str | Path | None = None) -> Problem:
@@ -70,11 +101,12 @@ def load(path: str | Path | None = None) -> Problem:
     return load_problem(None if path is None else str(path))
 
 
-def trace(problem: Problem | None = None, *, query: int | None = None, carry_rounding: int | None = None,
+def trace(problem: Given = None, *, query: int | None = None, carry_rounding: int | None = None,
           **given: Any) -> Trace:
     """every intermediate of the eight steps, for every input or only input `query` (from 1).
 
-    problem: a Problem, or None to build one from the keyword arguments, which are the problem file's keys
+    problem: a Problem, the path of a file any command reads (JSON, a CSV directory, .npz, - for stdin), a dict of a
+    problem file's keys, or None to build one from the keyword arguments, which are the problem file's keys
     (x, w_q, w_k, w_v, b_q, b_k, b_v, source, w_o, b_o as lists, numpy arrays or tensors; scale, mask, window,
     padding, heads, tokens, source_tokens, name, layout); with a problem, they replace its own.
     carry_rounding: round every intermediate to this many decimals and carry it on, as a hand calculation does.
@@ -87,13 +119,23 @@ def trace(problem: Problem | None = None, *, query: int | None = None, carry_rou
     return Trace.of(trace_problem(problem, query=query, carry_rounding=carry_rounding))
 
 
-def _given(problem: Problem | None, given: dict[str, Any], origin: str) -> Problem:
-    """the problem, or one built from the keyword arguments, with them in place of its own"""
+def _given(problem: Given, given: dict[str, Any], origin: str) -> Problem:
+    """the problem (a Problem, a file any command reads, or a dict of a problem file's keys), or one built from the
+    keyword arguments, with them in place of its own"""
     from attntrace.files.problemfile import from_dict
 
+    keys = isinstance(problem, Mapping)  # a problem given as a dict is its keys alone, even none
+    if isinstance(problem, (str, bytes, os.PathLike)):
+        problem = load(os.fsdecode(problem))
+    elif isinstance(problem, Mapping):
+        given, problem = {**problem, **given}, None
+    elif problem is not None and not isinstance(problem, Problem):
+        raise AttntraceError(_("{origin}: the problem is a Problem, a file's path or a dict of a problem file's keys "
+                               "(or None: the worked example), not {value}").format(origin=origin,
+                                                                                    value=_kind(problem)))
     data = {key: _plain(value) for key, value in given.items()}
     if problem is None:
-        return from_dict(data, origin) if data else load(None)
+        return from_dict(data, origin) if data or keys else load(None)
     if not data:
         return problem
     from attntrace.render.jsonform import problem_to_dict
@@ -106,17 +148,18 @@ def _given(problem: Problem | None, given: dict[str, Any], origin: str) -> Probl
     return from_dict(merged, origin)
 
 
-def flash(problem: Problem | None = None, *, block: int | None = None, query: int | None = None,
-          **given: Any) -> Flash:
+def flash(problem: Given = None, *, block: int | None = None, query: int | None = None, **given: Any) -> Flash:
     """FlashAttention's online softmax for every input, or only input `query` (from 1): per head and query the running
     maximum, rescale factor, running sum and output after each block of `block` keys (None: two blocks), O / ℓ at
     the end, and its largest difference from step 7's output (max_diff). problem and keywords as trace() takes them."""
     from attntrace.core.engine import trace as trace_problem
     from attntrace.core.flash import flash as online
-    from attntrace.memory import check_trace
+    from attntrace.memory import check_flash, check_trace
 
     problem = _given(problem, given, "flash()")
+    query, block = whole("query", query), whole("block", block, 1)
     check_trace(problem, query)
+    check_flash(problem, query, block)
     return online(Trace.of(trace_problem(problem, query=query)), block)
 
 
@@ -135,19 +178,16 @@ class Decoding(core_decode.Decoded):
         from attntrace.render.document import FORMATS, Document, Style, render
 
         if format not in FORMATS:
-            from attntrace.errors import AttntraceError
-            from attntrace.language import _
-
             raise AttntraceError(_('unknown format "{format}"; use {formats}').format(format=format,
                                                                                        formats=", ".join(FORMATS)))
         from attntrace.views.decode import decode_steps
         from attntrace.views.describe import shown_name
 
         document = Document(decode_steps(self), self.to_dict(), title=shown_name(self.problem.name))
-        return "".join(render(document, format, Style(precision)))
+        return "".join(render(document, format, Style(_precision(precision))))
 
 
-def decode(problem: Problem | None = None, *, window: int | None = None, sinks: int = 0, query: int | None = None,
+def decode(problem: Given = None, *, window: int | None = None, sinks: int = 0, query: int | None = None,
            sink: float | Sequence[float] | None = None, **keys: Any) -> Decoding:
     """decoding with a KV cache: each step's cache, weights and output, per head, and its cost.
 

@@ -1,5 +1,6 @@
 """The errors attntrace raises for anything a user can fix, and the exit statuses they end a command with."""
 
+from collections.abc import Mapping
 from enum import IntEnum
 
 
@@ -34,6 +35,50 @@ class OutOfRange(AttntraceError):
 
         return _("{name} {value} is out of range; {whose} 1 to {top}").format(
             name=option, value=self.value, whose=_(self.whose), top=self.top)
+
+
+class Setting(AttntraceError):
+    """a setting the caller gave, refused in the caller's words: window=0 from Python, --window 0 on the command line
+    (as_options). message: N_-marked English; settings maps each of its placeholders to the setting it says and that
+    setting's value as text (None: the setting alone; "W": a value to choose); values fill the other placeholders (a
+    Setting among them worded as this one is). Exit code 2, a usage error, unless told."""
+
+    def __init__(self, message: str, settings: Mapping[str, tuple[str, str | None]], exit_code: int = 2,
+                 **values: object) -> None:
+        self.message, self.settings, self.values = message, dict(settings), values
+        super().__init__(self.worded({}), exit_code)
+
+    def worded(self, options: Mapping[str, str]) -> str:
+        """the message with the command line's options for the settings it has (--window 0), the others as Python
+        arguments (window=0)"""
+        from attntrace.language import _
+
+        def say(name: str, text: str | None) -> str:
+            if name not in options:
+                return name if text is None else f"{name}={text}"
+            return options[name] if text is None else f"{options[name]} {text}"
+
+        values = {key: value.worded(options) if isinstance(value, Setting) else value for key, value in self.values.items()}
+        return _(self.message).format(**{key: say(*setting) for key, setting in self.settings.items()}, **values)
+
+
+def whole(name: str, value: object, least: int | None = None) -> int | None:
+    """a whole number the caller gave (an int or a numpy integer, never a bool) as an int, at least `least`; None stays
+    None; anything else a Setting error naming it"""
+    from numbers import Integral
+
+    if value is None:
+        return None
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        number = int(value)
+        if least is None or number >= least:
+            return number
+    from attntrace.language import N_
+
+    if least is None:
+        raise Setting(N_("{setting} must be a whole number"), {"setting": (name, repr(value))})
+    raise Setting(N_("{setting} must be a whole number of at least {least}"), {"setting": (name, repr(value))},
+                  least=least)
 
 
 def said(value: object) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from attntrace.core.problem import Problem, dims
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, Setting
 from attntrace.language import N_, _
 
 
@@ -70,3 +70,59 @@ def fits_new(n: int, d_model: int, d_k: int, d_v: int, heads: int) -> None:
     """refuse a random problem (generate.random_problem's fits) whose arrays and trace would not fit in memory"""
     check_memory(n, n, d_model, d_model, d_k, d_v, heads, d_v,
                  what=_("a problem of {n} inputs, d_model = {d_model}").format(n=f"{n:,}", d_model=f"{d_model:,}"))
+
+
+JSON_BLOCKS = 100_000  # the most block states flash writes as JSON: about half a minute and 350 MB; more is a flood
+JSON_BYTES = 3_500  # what one block state of flash's JSON form holds in memory while it is written (measured: 3.2 KB)
+
+
+def flash_bytes(states: int, d_v: int, json: bool) -> int:
+    """about the memory flash's recurrence holds on top of the trace, for states = heads · queries · blocks: each
+    state's block max, m, rescale factor, sum, ℓ and O (d_v numbers), and in JSON each state's objects as written"""
+    return states * (8 * (5 + d_v) + 1 + (JSON_BYTES if json else 0))
+
+
+def check_flash(problem: Problem, query: int | None, block: int | None, json: bool = False) -> None:
+    """refuse up front an online softmax of problem (every query, or one) in blocks of `block` keys that would write
+    more block states as JSON than JSON_BLOCKS, or not fit in memory beside its trace; naming what helps"""
+    import math
+
+    from attntrace.core.flash import default_block
+
+    d = dims(problem)
+    n_q = d.n if query is None else 1
+    block = default_block(d.m) if block is None else block
+    blocks = math.ceil(d.m / block)
+    states = d.heads * n_q * blocks
+    said = dict(states=f"{states:,}", queries=f"{n_q:,}", blocks=f"{blocks:,}", heads=f"{d.heads:,}")
+    if json and states > JSON_BLOCKS:
+        raise Setting(N_("the JSON of this online softmax holds {states} block states (queries × blocks × heads = "
+                         "{queries} × {blocks} × {heads}), more than the {most} flash writes at once; {help}"), {}, 1,
+                      most=f"{JSON_BLOCKS:,}", help=_smaller(n_q > 1, d.m, d.heads * n_q, JSON_BLOCKS), **said)
+    each = flash_bytes(1, d.d_v, json)
+    if states * each < 1 << 26:
+        return
+    trace = trace_bytes(n_q, d.m, d.d_model, d.d_src, d.d_k * d.heads, d.d_v * d.heads, d.heads, d.d_out)
+    have = available_memory()
+    if have is not None and states * each + trace > have:
+        raise Setting(N_("this online softmax needs about {need} of memory for its {states} block states (queries × "
+                         "blocks × heads = {queries} × {blocks} × {heads}) and the trace, more than the {have} this "
+                         "machine has available; {help}"), {}, 1, need=_size(states * each + trace), have=_size(have),
+                      help=_smaller(n_q > 1, d.m, d.heads * n_q, max(0, have - trace) // each), **said)
+
+
+def _smaller(queries: bool, m: int, rows: int, most: int) -> Setting:
+    """what makes an online softmax of m keys, rows (heads · queries) a block, hold no more than `most` block states:
+    one query (when there are more), or a block size large enough, if one is"""
+    import math
+
+    blocks = most // rows
+    block = {"block": ("block", str(math.ceil(m / blocks)))} if blocks >= 1 else {}  # as typed: no commas
+    one = {"query": ("query", "N")}
+    if block and queries:
+        return Setting(N_("show one query with {query}, or take more keys a block with {block} or more"), one | block)
+    if queries:
+        return Setting(N_("show one query with {query}"), one)
+    if block:
+        return Setting(N_("take more keys a block with {block} or more"), block)
+    return Setting(N_("give a smaller problem"), {})

@@ -9,10 +9,15 @@ same bytes on every machine and with every numpy.
     python scripts/make_checkpoint.py gpt2 /tmp/gpt2                  # GPT-2 large's: 3.1 GB of float32
     python scripts/make_checkpoint.py small /tmp/small                # 6 layers of cut-down widths: 136 MB, for tests
     python scripts/make_checkpoint.py tinyllama /tmp/t --layers 4     # fewer layers of the same widths
+    python scripts/make_checkpoint.py small /tmp/small --force        # replace the checkpoint already there
 
 Each weight matrix is uniform with the variance 1/fan_in, each norm's weight near 1, each bias near 0, so the hidden
 state keeps its size through every layer and the attention rows are far from uniform. Never committed: the tests and
 benchmarks make what they use in a scratch folder.
+
+A checkpoint already in the folder (its config.json, weights or tokenizer) is never replaced unless --force is given;
+the size is checked before anything is written, against the disk's free space and 100 GB at most, and a write that
+fails leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +54,7 @@ SHAPES = {
 }
 TOKENIZERS = {"llama": "llama", "qwen2": "qwen2", "gpt2": "gpt2"}  # the committed tiny model whose tokenizer it takes
 SHARD_BYTES = 2_000_000_000  # a shard holds at most this much, as Hugging Face's save_pretrained cuts them (2 GB)
+MAX_BYTES = 100_000_000_000  # the most weights it writes (100 GB): thirty times the largest shape's own
 
 
 def tensors(config: dict[str, object]) -> dict[str, tuple[tuple[int, ...], str]]:
@@ -139,15 +147,132 @@ def stored(a: np.ndarray, dtype: str) -> np.ndarray:
     return (bits >> np.uint64(16)).astype("<u2")
 
 
-def write(shape: str, folder: Path, layers: int | None = None, seed: int = 0) -> Path:
-    """write the checkpoint of shape (SHAPES) into folder, with layers layers if given; the folder"""
+class Refused(Exception):
+    """what the script will not do, said in one line; exit status 1, or 2 for a bad argument"""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def _config(shape: str, layers: int | None) -> dict[str, object]:
+    """the config.json of shape (SHAPES), with layers layers if given"""
     config: dict[str, object] = dict(SHAPES[shape])
-    layer_key = "n_layer" if config["model_type"] == "gpt2" else "num_hidden_layers"
     if layers is not None:
-        config[layer_key] = layers
+        if isinstance(layers, bool) or not isinstance(layers, int) or layers < 1:
+            raise Refused(f"--layers {layers}: give a whole number of layers, 1 or more", 2)
+        config["n_layer" if config["model_type"] == "gpt2" else "num_hidden_layers"] = layers
     dtype = "F32" if config["model_type"] == "gpt2" else "BF16"
     config["torch_dtype"] = config["dtype"] = "float32" if dtype == "F32" else "bfloat16"
-    folder.mkdir(parents=True, exist_ok=True)
+    return config
+
+
+def checkpoint_bytes(config: dict[str, object]) -> int:
+    """the bytes of the weights of a checkpoint of this config, worked out from a model of no layer and one of one
+    (never by listing the tensors of every layer: a billion layers are sized at once)"""
+    layer_key = "n_layer" if config["model_type"] == "gpt2" else "num_hidden_layers"
+    size = 4 if config["model_type"] == "gpt2" else 2
+
+    def weights(layers: int) -> int:
+        return sum(int(np.prod(dims)) for dims, _kind in tensors({**config, layer_key: layers}).values()) * size
+
+    base = weights(0)
+    return base + int(config[layer_key]) * (weights(1) - base)  # type: ignore[call-overload]
+
+
+WRITTEN = ("config.json", "model.safetensors", "model.safetensors.index.json", "tokenizer.json", "tokenizer_config.json")
+
+
+def _checked_folder(folder: Path, force: bool) -> Path:
+    """the nearest folder that exists on the way to folder (where its free space is asked); refused: a file in the way,
+    or a checkpoint there already unless force"""
+    try:
+        for place in (folder, *folder.parents):
+            if place.is_dir():
+                break
+            if place.exists() or place.is_symlink():
+                raise Refused(f"{place} is a file, not a folder" if place.exists() else f"{place} is a broken link")
+        taken = [name for name in WRITTEN if (folder / name).exists() or (folder / name).is_symlink()] + sorted(
+            p.name for p in folder.glob("model-*-of-*.safetensors")) if place == folder else []
+    except OSError as e:  # a name too long, a folder that cannot be read
+        raise Refused(f"{e.filename or folder}: {e.strerror or e}") from None
+    if taken and not force:
+        raise Refused(f"{folder} already holds {taken[0]}: give another folder, or --force to replace the "
+                      "checkpoint there")
+    return place
+
+
+def _size(nbytes: int) -> str:
+    if nbytes >= 1e15:
+        return f"{nbytes:.1e} bytes"
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if nbytes >= size:
+            return f"{nbytes / size:,.1f} {unit}"
+    return f"{nbytes:,} bytes"
+
+
+def write(shape: str, folder: Path, layers: int | None = None, seed: int = 0, force: bool = False) -> Path:
+    """write the checkpoint of shape (SHAPES) into folder, with layers layers if given; the folder. Everything is checked
+    before the first byte: a file in the way, a checkpoint already there (replaced only with force), the size against
+    the disk's free space. The files are written under temporary names and renamed once all are whole; on a failure
+    nothing of it is left, not even the folders it made."""
+    config = _config(shape, layers)
+    existing = _checked_folder(folder, force)
+    need = checkpoint_bytes(config)
+    try:
+        disk = shutil.disk_usage(existing)
+    except OSError:
+        disk = None
+    layers_said = f"{shape} with {config.get('num_hidden_layers') or config.get('n_layer')} layers"
+    if need > MAX_BYTES:
+        raise Refused(f"{layers_said} needs about {_size(need)}, more than the {_size(MAX_BYTES)} this script writes "
+                      "at most; give fewer --layers")
+    if disk is not None and disk.total and need > disk.free:  # a pseudo file system (/proc) says total 0: unknown
+        raise Refused(f"{layers_said} needs about {_size(need)}, more than the {_size(disk.free)} free on {existing}; "
+                      "give fewer --layers, or another folder")
+    made = [place for place in (folder, *folder.parents) if not place.is_dir()]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        _remove([], made)
+        raise Refused(f"cannot make {folder}: {e.strerror or e}") from None
+    done: list[Path] = []
+    try:
+        for name, text in _files(config, seed):
+            temporary = folder / f".{name}.partial"
+            done.append(temporary)
+            with open(temporary, "wb") as f:
+                for piece in text:
+                    f.write(piece)
+        if force:  # the old checkpoint goes whole: none of its shards, nor its index, stays beside the new one
+            for old in [*folder.glob("model*.safetensors"), folder / "model.safetensors.index.json"]:
+                if old.exists() and old.name not in {p.name[1:-len(".partial")] for p in done}:
+                    old.unlink()
+        for temporary in done:
+            temporary.replace(folder / temporary.name[1:-len(".partial")])
+    except OSError as e:
+        _remove(done, made)
+        raise Refused(f"cannot write {e.filename or folder}: {e.strerror or e}") from None
+    except BaseException:
+        _remove(done, made)
+        raise
+    return folder
+
+
+def _remove(files: list[Path], folders: list[Path]) -> None:
+    """what a failed write made: its files, then its folders (deepest first), where they are still there and empty"""
+    for file in files:
+        file.unlink(missing_ok=True)
+    for place in folders:
+        try:
+            place.rmdir()
+        except OSError:
+            pass
+
+
+def _files(config: dict[str, object], seed: int) -> Iterator[tuple[str, Iterator[bytes]]]:
+    """each file of the checkpoint, its name and its bytes a tensor at a time"""
+    dtype = "F32" if config["model_type"] == "gpt2" else "BF16"
     listed = tensors(config)
     size = 4 if dtype == "F32" else 2
     shards: list[list[str]] = [[]]
@@ -161,7 +286,9 @@ def write(shape: str, folder: Path, layers: int | None = None, seed: int = 0) ->
         filled += nbytes
     files = (["model.safetensors"] if len(shards) == 1 else
              [f"model-{k + 1:05d}-of-{len(shards):05d}.safetensors" for k in range(len(shards))])
-    for file, names in zip(files, shards):
+    numbers = {name: number for number, name in enumerate(listed)}
+
+    def shard(names: list[str]) -> Iterator[bytes]:
         header: dict[str, object] = {"__metadata__": {"format": "pt"}}
         offset = 0
         for name in names:
@@ -171,35 +298,60 @@ def write(shape: str, folder: Path, layers: int | None = None, seed: int = 0) ->
             offset += nbytes
         text = json.dumps(header).encode()
         text += b" " * (-len(text) % 8)
-        with open(folder / file, "wb") as f:
-            f.write(len(text).to_bytes(8, "little") + text)
-            for name in names:
-                dims, kind = listed[name]
-                number = list(listed).index(name)
-                f.write(stored(values(seed * 100_003 + number, dims, kind), dtype).tobytes())
+        yield len(text).to_bytes(8, "little") + text
+        for name in names:
+            dims, kind = listed[name]
+            yield stored(values(seed * 100_003 + numbers[name], dims, kind), dtype).tobytes()
+
+    for file, names in zip(files, shards):
+        yield file, shard(names)
     if len(files) > 1:
         weight_map = {name: file for file, names in zip(files, shards) for name in names}
         total = sum(int(np.prod(dims)) * size for dims, _kind in listed.values())
-        (folder / "model.safetensors.index.json").write_text(
-            json.dumps({"metadata": {"total_size": total}, "weight_map": weight_map}, indent=2), encoding="utf-8")
-    (folder / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+        index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+        yield "model.safetensors.index.json", iter([json.dumps(index, indent=2).encode()])
+    yield "config.json", iter([json.dumps(config, indent=2).encode()])
     tiny = FIXTURES / TOKENIZERS[str(config["model_type"])]
     for name in ("tokenizer.json", "tokenizer_config.json"):
-        shutil.copyfile(tiny / name, folder / name)
-    return folder
+        yield name, iter([(tiny / name).read_bytes()])
 
 
-def main(argv: list[str] | None = None) -> None:
+def _layers(text: str) -> int:
+    """--layers: a whole number, 1 or more"""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: a checkpoint has 1 layer or more")
+    return value
+
+
+def _folder(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: give the folder to write the checkpoint into")
+    return Path(text)
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("shape", choices=sorted(SHAPES))
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("--layers", type=int, help="this many layers instead of the shape's own")
+    parser.add_argument("folder", type=_folder, help="where to write it; made if missing")
+    parser.add_argument("--layers", type=_layers, help="this many layers instead of the shape's own")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--force", action="store_true",
+                        help="replace a checkpoint already in the folder (its config.json, weights and tokenizer)")
     args = parser.parse_args(argv)
-    write(args.shape, args.folder, args.layers, args.seed)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))  # killed: what was written goes too
+    try:
+        write(args.shape, args.folder, args.layers, args.seed, args.force)
+    except Refused as e:
+        print(f"make_checkpoint.py: {e}", file=sys.stderr)
+        return e.exit_code
     total = sum(p.stat().st_size for p in args.folder.glob("*.safetensors"))
     print(f"wrote {args.folder}: {args.shape}, {total / 1e9:.2f} GB", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

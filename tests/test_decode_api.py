@@ -30,5 +30,5 @@ def test_decode_refuses_an_unknown_format_and_a_bad_window():
     d = attntrace.decode()
     with pytest.raises(attntrace.AttntraceError, match="unknown format"):
         d.render("svg")
-    with pytest.raises(attntrace.AttntraceError, match="--window 0"):
+    with pytest.raises(attntrace.AttntraceError, match="^window=0 must be a whole number of at least 1$"):
         attntrace.decode(window=0)

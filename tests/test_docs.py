@@ -140,3 +140,12 @@ def test_the_python_example_runs(capsys, monkeypatch):
     code = re.search(r"```python\n(.*?)```", TEXT[ROOT / "docs" / "python.md"], flags=re.S).group(1)
     exec(code, {})
     assert "query 9 is out of range; this problem has inputs 1 to 4" in capsys.readouterr().out
+
+
+def test_the_python_example_of_flash_and_decode_runs(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code = re.findall(r"```python\n(.*?)```", TEXT[ROOT / "docs" / "python.md"], flags=re.S)[1]
+    assert "attntrace.flash(" in code
+    exec(code, {})
+    out = capsys.readouterr().out
+    assert "[1, 4, 3]" in out and "Decode step 4 of 4" in out

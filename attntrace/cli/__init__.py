@@ -25,7 +25,7 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
     """the command line on args (None: this process's own arguments and terminal, as the console script runs it)"""
     from attntrace.cli.guard import EXPECTED, attach_streams, failure
     from attntrace.cli.quick import recognise
-    from attntrace.cli.terminal import Environment, exit_on_interrupt
+    from attntrace.cli.terminal import Environment, ascii_chosen, exit_on_interrupt
 
     if args is None:
         exit_on_interrupt()
@@ -36,6 +36,7 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
 
     try:
         language.use(language.from_arguments(argv, os.environ))
+        ascii_chosen(os.environ)  # a value it cannot read is refused before anything is done, as ATTNTRACE_LANG's
         quick = recognise(language.without_option(argv))
         if quick is not None:  # run or step, read without typer
             return quick(env)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from attntrace.cli.guard import worded
 from attntrace.cli.output import OutputOptions, show
 from attntrace.cli.terminal import Environment
 from attntrace.errors import AttntraceError, OutOfRange
@@ -28,7 +29,7 @@ def decode(env: Environment, file: str | None, window: int | None, sinks: int, p
     except OutOfRange:
         raise
     except AttntraceError as e:  # an option's value is the option's to name; the file's content, the file's
-        raise (e if e.exit_code == 2 else problem_error(origin(file, {}), e)) from None
+        raise (e if e.exit_code == 2 else problem_error(origin(file, {}), AttntraceError(worded(e)))) from None
     title = shown_name(p.name)
     if opts.resolved_format(env) == "json":
         from attntrace.render.decodeform import decode_form
@@ -56,5 +57,5 @@ def decodable(file: str | None, env: Environment, window: int | None, sinks: int
     try:
         check(p, window, sinks, None)
     except AttntraceError as e:
-        raise (e if e.exit_code == 2 else problem_error(origin(file, {}), e)) from None
+        raise (e if e.exit_code == 2 else problem_error(origin(file, {}), AttntraceError(worded(e)))) from None
     return p

@@ -18,11 +18,13 @@ if TYPE_CHECKING:
 def flash(env: Environment, g: Given) -> None:
     """`attntrace flash`: every query's (or input i's) online softmax over blocks of --block keys"""
     from attntrace.core.flash import flash as online
+    from attntrace.memory import check_flash
     from attntrace.views.describe import shown_name
     from attntrace.views.walkthrough import warnings
 
     opts = g.opts()
     problem = tracing.problem(g.file, env, g.matrices(), g.settings())
+    check_flash(problem, g.input_, g.block, json=opts.resolved_format(env) == "json" and not g.explain)
     t = tracing.traced(g.file, problem, g.matrices(), query=g.input_)
     f = online(t, g.block)
     for warning in warnings(t):

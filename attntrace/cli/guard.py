@@ -9,10 +9,11 @@ import errno
 import sys
 
 from attntrace.cli.terminal import Environment
-from attntrace.errors import AttntraceError, ExitStatus, OutOfRange
+from attntrace.errors import AttntraceError, ExitStatus, OutOfRange, Setting
 from attntrace.language import _
 
-OPTIONS = {"query": "--input", "layer": "--layer", "head": "--head"}  # the option that sets each library number
+OPTIONS = {"query": "--input", "layer": "--layer", "head": "--head", "window": "--window", "sinks": "--sinks",
+           "block": "--block", "carry_rounding": "--precision"}  # the option that sets each library argument
 
 
 EXPECTED = (AttntraceError, MemoryError, UnicodeEncodeError, OSError)  # what failure() turns into one line
@@ -25,7 +26,7 @@ def failure(env: Environment, error: BaseException) -> int:
             return fail(env, error.as_option(OPTIONS[error.name]), ExitStatus.USAGE)
         return fail(env, str(error), error.exit_code)
     if isinstance(error, AttntraceError):
-        return fail(env, str(error), error.exit_code)
+        return fail(env, worded(error), error.exit_code)
     if isinstance(error, BrokenPipeError):
         env.quiet_stdout()
         return ExitStatus.SUCCESS
@@ -44,6 +45,11 @@ def failure(env: Environment, error: BaseException) -> int:
         env.quiet_stdout()
         return fail(env, said, ExitStatus.ERROR)
     raise error
+
+
+def worded(error: AttntraceError) -> str:
+    """an error as the command line says it: a setting by its option (--window 0), not as a Python argument"""
+    return error.worded(OPTIONS) if isinstance(error, Setting) else str(error)
 
 
 def fail(env: Environment, message: str, code: int) -> int:

@@ -40,13 +40,15 @@ class OutputOptions:
 
     def ascii_lines(self) -> bool:
         """ASCII lines and bars: when asked for, and by default in Chinese, whose terminals often draw box lines, ·, ×
-        and bar glyphs two columns wide (East Asian "ambiguous" width); ATTNTRACE_ASCII=0 or 1 settles it in any language"""
+        and bar glyphs two columns wide (East Asian "ambiguous" width); ATTNTRACE_ASCII (1 or 0, yes or no...) settles it
+        in any language"""
         import os
 
         from attntrace import language
+        from attntrace.cli.terminal import ascii_chosen
 
-        chosen = os.environ.get("ATTNTRACE_ASCII", "").strip()
-        return self.ascii or chosen == "1" or chosen != "0" and language.current() == "zh"
+        chosen = ascii_chosen(os.environ)
+        return self.ascii or chosen is True or chosen is None and language.current() == "zh"
 
     def resolved_format(self, env: Environment) -> str:
         if self.format is not None:

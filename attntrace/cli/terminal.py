@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING
@@ -18,6 +18,21 @@ if TYPE_CHECKING:
     from attntrace.files.forked import Segments
 
 PIPE_SIZE = 1 << 20  # what an unprivileged process may ask for by default (/proc/sys/fs/pipe-max-size)
+YES, NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")  # how a yes or a no is spelt in a variable
+
+
+def ascii_chosen(environ: Mapping[str, str]) -> bool | None:
+    """ATTNTRACE_ASCII: True (1, true, yes, on: ASCII lines), False (0, false, no, off: box lines), in any case; None
+    when unset or empty (the language decides); anything else a usage error naming it"""
+    raw = environ.get("ATTNTRACE_ASCII", "")
+    word = raw.strip().lower()
+    if not word:
+        return None
+    if word in YES or word in NO:
+        return word in YES
+    shown = raw if len(raw) <= 20 and raw.isprintable() else ascii(raw[:20])
+    raise AttntraceError(_("ATTNTRACE_ASCII = {value} must be 1, true, yes or on (tables in ASCII lines), or 0, false, "
+                           "no or off (box lines)").format(value=shown), ExitStatus.USAGE)
 
 
 @dataclass

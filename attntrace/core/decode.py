@@ -1,20 +1,24 @@
 """Decoding with a KV cache: the tokens of a self-attention problem generated one at a time, each new token's k and v
 appended to a cache (a rolling buffer with a window, with StreamingLLM's sink tokens kept for good) before its query is
-scored against it. Every step is checked against the same row of attention over the whole sequence. Pure numpy."""
+scored against it. Every step is checked against the same row of attention over the whole sequence, and every number
+as it is made: one that overflows a float64 stops decoding, named as the trace names it. Pure numpy."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from numbers import Real
+from typing import Any
 
 import numpy as np
 
 from attntrace.core.arithmetic import EXACT
 from attntrace.core.attention import attend, softmax
 from attntrace.core.attention import heads as attention_heads
+from attntrace.core.overflow import Cells
 from attntrace.core.problem import Dims, Problem, divisor
-from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.errors import AttntraceError, OutOfRange, Setting, whole
 from attntrace.language import N_, _
 
 TOLERANCE = 1e-12  # how far a step's output may be from the same row of attention over the whole sequence
@@ -115,35 +119,42 @@ def allowed(n: int, window: int | None, sinks: int) -> np.ndarray:
     return seen
 
 
-def check(problem: Problem, window: int | None, sinks: int, position: int | None) -> None:
-    """the problem and the options fit decoding, or one line that names what does not"""
+def check(problem: Problem, window: int | None, sinks: int, position: int | None) -> tuple[int | None, int, int | None]:
+    """the problem and the settings fit decoding, or one line that names what does not (a setting as the caller gave
+    it: errors.Setting); the window, sinks and position as ints"""
     if problem.source is not None:
         raise AttntraceError(_("decode generates a sequence from itself: it needs self-attention (remove source)"))
     others = [name for name in problem.masks if name != "causal"]
     if others:
-        raise AttntraceError(_('decode is causal and keeps its own window (--window W); remove mask "{mask}" from the '
-                               "problem").format(mask=others[0]))
+        raise Setting(N_('decode is causal and keeps its own window ({window}); remove mask "{mask}" from the '
+                         "problem"), {"window": ("window", "W")}, 1, mask=others[0])
     n = problem.dims.n
-    if window is not None and (isinstance(window, bool) or not isinstance(window, int) or window < 1):
-        raise AttntraceError(_("--window {value} must be a whole number of at least 1").format(value=window), 2)
-    if isinstance(sinks, bool) or not isinstance(sinks, int) or sinks < 0:
-        raise AttntraceError(_("--sinks {value} must be a whole number of at least 0").format(value=sinks), 2)
+    window, position = whole("window", window, 1), whole("query", position)
+    sinks = whole("sinks", sinks, 0) or 0  # None: none
     if sinks and window is None:
-        raise AttntraceError(_("--sinks keeps the first tokens beside a window: add --window W"), 2)
+        raise Setting(N_("{sinks} keeps the first tokens beside a window: add {window}"),
+                      {"sinks": ("sinks", None), "window": ("window", "W")})
     if sinks and sinks >= n:
-        raise AttntraceError(_("--sinks {sinks} would keep every one of the {n} tokens; give fewer than {n}").format(
-            sinks=sinks, n=n), 2)
+        raise Setting(N_("{sinks} would keep every one of the {n} tokens; give fewer than {n}"),
+                      {"sinks": ("sinks", repr(sinks))}, n=n)
     if position is not None and not 1 <= position <= n:
         raise OutOfRange(N_("query"), position, n, N_("this problem has inputs"))
+    return window, sinks, position
 
 
 def sink_logits(problem: Problem, sink: float | Sequence[float] | None, heads: int) -> tuple[float | None, ...]:
-    """one sink logit per head (None: no sink); a single number is every head's; default the problem's own"""
+    """one sink logit per head (None: no sink); a single number is every head's; default the problem's own. The
+    caller's sink is a real number, or a list (or 1-D array) of one per head, each a number or None (-inf: none too)"""
     if sink is None:
         sink = getattr(problem, "sink", None)
     if sink is None:
         return (None,) * heads
-    values = [sink] * heads if isinstance(sink, (int, float)) else list(sink)
+    if isinstance(sink, np.ndarray) and sink.ndim == 0:  # a 0-d array is the number it holds
+        sink = sink.item()
+    values: list[Any] | None = [sink] * heads if _real(sink) else list(sink) if _listed(sink) else None  # type: ignore[arg-type]
+    if values is None or not all(value is None or _real(value) for value in values):
+        raise Setting(N_("{sink} must be a number, or a list of one number per head (None or -inf: no sink)"),
+                      {"sink": ("sink", _shown(sink))})
     if len(values) != heads:
         raise AttntraceError(_("sink has {count} values but the problem has {heads} heads; give one per head").format(
             count=len(values), heads=heads))
@@ -154,15 +165,31 @@ def sink_logits(problem: Problem, sink: float | Sequence[float] | None, heads: i
             continue
         number = float(value)
         if math.isnan(number) or number == math.inf:
-            raise AttntraceError(_("sink = {value} must be a number (or -inf for none)").format(value=value))
+            raise Setting(N_("{sink} must be a finite number (or -inf for none)"), {"sink": ("sink", _shown(sink))})
         out.append(None if number == -math.inf else number)
     return tuple(out)
+
+
+def _real(value: object) -> bool:
+    """a real number: an int or a float, numpy's too, never a bool (nor a 0-d array, which is not one value)"""
+    return isinstance(value, Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _listed(value: object) -> bool:
+    """a list of values: a list, a tuple, or a 1-D array"""
+    return isinstance(value, (list, tuple)) or isinstance(value, np.ndarray) and value.ndim == 1
+
+
+def _shown(value: object) -> str:
+    """a value in a message, cut short"""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def decode(problem: Problem, window: int | None = None, sinks: int = 0, position: int | None = None,
            sink: float | Sequence[float] | None = None) -> Decoded:
     """decode every position of a self-attention problem (position: show only that one, from 1) against a KV cache"""
-    check(problem, window, sinks, position)
+    window, sinks, position = check(problem, window, sinks, position)
     with np.errstate(all="ignore"):
         return _decode(problem, window, sinks, position, sink_logits(problem, sink, problem.dims.heads))
 
@@ -189,9 +216,15 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
     costs = []
     for t in range(1, last + 1):
         x = problem.x[t - 1:t]  # [1, d_model] the new token
-        q_all = EXACT.affine(x, problem.w_q, problem.b_q)[0]  # [heads · d_k]
-        k_all = EXACT.affine(x, problem.w_k, problem.b_k)[0]  # [kv_heads · d_k]
-        v_all = EXACT.affine(x, problem.w_v, problem.b_v)[0]  # [kv_heads · d_v]
+        row = np.array([t - 1])
+        say = Cells(problem, d, row, row)  # a number that overflows is named as the trace names it
+        q_all = EXACT.affine(x, problem.w_q, problem.b_q)  # [1, heads · d_k]
+        k_all = EXACT.affine(x, problem.w_k, problem.b_k)  # [1, kv_heads · d_k]
+        v_all = EXACT.affine(x, problem.w_v, problem.b_v)  # [1, kv_heads · d_v]
+        for name, w, b, made in (("q", problem.w_q, problem.b_q, q_all), ("k", problem.w_k, problem.b_k, k_all),
+                                 ("v", problem.w_v, problem.b_v, v_all)):
+            say.projected(name, x, w, b, made)
+        q_all, k_all, v_all = q_all[0], k_all[0], v_all[0]
         angles = variants.angles(at[t - 1:t], turns) if rope is not None else None  # [1, d_k/2]
         where = slot(t, window, sinks)
         evicted = held[where] or None
@@ -207,14 +240,16 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
             continue
         cache = tuple(held[:filled])
         positions = np.array(cache, dtype=np.float64) if slopes is not None else None  # ALiBi's distances
+        watch = Cells(problem, d, row, np.array(cache) - 1)  # the scores' columns are the cache's slots
         for a in range(d.heads):
             g = d.kv_block(a)
             q = q_all[a * d.d_k:(a + 1) * d.d_k]
             if angles is not None:
                 q = variants.rotate(q[None, :], angles, rope.pairs)[0]  # type: ignore[union-attr]
+                watch.rotated(a, q[None, :])
             bias = None if slopes is None else -float(slopes[a]) * np.abs(t - positions)[None, :]  # type: ignore[operator]
-            seen = attend(q[None, :], k_slots[g, :filled], v_slots[g, :filled], s, None, bias, cap,
-                          sink=sinks_logit[a])  # q_t against the cache: [1, c] scores, weights; [1, d_v] output
+            seen = attend(q[None, :], k_slots[g, :filled], v_slots[g, :filled], s, None, bias, cap, watch=watch,
+                          head=a, sink=sinks_logit[a])  # q_t against the cache: [1, c] scores, weights; [1, d_v] output
             by_head[a].append(DecodeStep(
                 t=t, q=q, k=k_rows[g, t - 1], v=v_rows[g, t - 1], cache=cache, scores=seen.scores[0],
                 scaled=seen.scaled[0], weights=seen.weights[0], output=seen.output[0],
@@ -227,7 +262,7 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
     rows = np.array(shown) - 1
     per_head = [np.array([step.output for step in steps]) for steps in by_head]  # [len(shown), d_v] each
     reference_heads = whole_sequence(problem, window, sinks, sinks_logit, rows)
-    output, reference = _final(problem, per_head), _final(problem, reference_heads)
+    output, reference = _final(problem, per_head, Cells(problem, d, rows)), _final(problem, reference_heads)
     worst = max([_diff(output, reference), *(_diff(a, b) for a, b in zip(per_head, reference_heads))])
     return Decoded(problem, d, window, sinks, shown,
                    tuple(DecodeHead(a, d.kv_block(a), sinks_logit[a], tuple(steps), k_rows[d.kv_block(a)],
@@ -252,10 +287,15 @@ def whole_sequence(problem: Problem, window: int | None, sinks: int, sink: tuple
     return [softmax(head.attended.scaled, None, sink[a]) @ head.v for a, head in enumerate(computed)]
 
 
-def _final(problem: Problem, per_head: list[np.ndarray]) -> np.ndarray:
-    """the heads' outputs side by side, through W_O when the problem has it"""
+def _final(problem: Problem, per_head: list[np.ndarray], say: Cells | None = None) -> np.ndarray:
+    """the heads' outputs side by side, through W_O when the problem has it (say: names a cell that overflows)"""
     concat = np.concatenate(per_head, axis=1) if len(per_head) > 1 else per_head[0]
-    return concat if problem.w_o is None else EXACT.affine(concat, problem.w_o, problem.b_o)
+    if problem.w_o is None:
+        return concat
+    output = EXACT.affine(concat, problem.w_o, problem.b_o)
+    if say is not None:
+        say.final(concat, problem.w_o, problem.b_o, output)
+    return output
 
 
 def _diff(a: np.ndarray, b: np.ndarray) -> float:

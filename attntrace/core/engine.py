@@ -9,8 +9,8 @@ from attntrace.core.attention import attend, heads
 from attntrace.core.overflow import Cells
 from attntrace.core.problem import Dims, Problem, dims, divisor
 from attntrace.core.trace import HeadTrace, SelfCheck, Trace, read_only
-from attntrace.errors import AttntraceError, OutOfRange
-from attntrace.language import N_, _
+from attntrace.errors import OutOfRange, whole
+from attntrace.language import N_
 
 CHECK_ALL_UP_TO = 16  # step 8 recomputes every row of a problem this small; of a larger one, the first 3 and the last
 
@@ -32,10 +32,9 @@ def trace(problem: Problem, *, query: int | None = None, carry_rounding: int | N
     Every intermediate is a finite number, or the trace raises an AttntraceError naming the step, the cell and why.
     """
     d = dims(problem)
+    query, carry_rounding = whole("query", query), whole("carry_rounding", carry_rounding, 0)
     if query is not None and not 1 <= query <= d.n:
         raise OutOfRange(N_("query"), query, d.n, N_("this problem has inputs"))
-    if carry_rounding is not None and carry_rounding < 0:
-        raise AttntraceError(_("decimals = {decimals} must be 0 or more").format(decimals=carry_rounding))
     with np.errstate(all="ignore"):  # an overflow is found by the checks below and said in words, never warned of
         return _trace(problem, d, query, arithmetic(carry_rounding))
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from attntrace.core.arithmetic import EXACT
 from attntrace.core.trace import Trace, _freeze
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, whole
 from attntrace.language import _
 
 
@@ -109,8 +109,7 @@ def join(m_old: np.ndarray, l_old: np.ndarray, o_old: np.ndarray, s: np.ndarray,
 def online_softmax(scores: np.ndarray, v: np.ndarray, block: int, sink: float | None = None) -> Recurrence:
     """the tiled online softmax of scores [n_q, m] (-inf where masked) over values v [m, d_v], B = block keys at a
     time; sink: a learned logit joining the denominator with no value (None: none)"""
-    if block < 1:
-        raise AttntraceError(_("the block size must be 1 or more, got {block}").format(block=block), exit_code=2)
+    block = whole("block", block, 1)  # type: ignore[assignment]
     n_q, d_v = scores.shape[0], v.shape[1]
     bounds = blocks(scores.shape[1], block)
     nb = len(bounds)
@@ -141,7 +140,8 @@ def flash(t: Trace, block: int | None = None, sinks: tuple[float, ...] | None = 
     """the online softmax of every head of a trace, block keys at a time (None: default_block), from the trace's
     scaled scores and values; sinks: one learned sink logit per head (None: the problem's `sink`, if it has one)"""
     m = t.dims.m
-    block = default_block(m) if block is None else block
+    block = default_block(m) if block is None else whole("block", block, 1)
+    assert block is not None
     if sinks is None:
         sinks = getattr(t.problem, "sink", None)
     if sinks is not None and len(sinks) != len(t.heads):

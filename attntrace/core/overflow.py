@@ -16,8 +16,10 @@ class Cells:  # an attention.Watch
     """checks each intermediate as it is made: a cell that is not a finite number stops the trace with one line
     naming the step, the cell (by its labels) and the cause, with the size it would have had, and what to do"""
 
-    def __init__(self, problem: Problem, d: Dims, rows: np.ndarray) -> None:
-        self.problem, self.d, self.rows = problem, d, rows
+    def __init__(self, problem: Problem, d: Dims, rows: np.ndarray, keys: np.ndarray | None = None) -> None:
+        """rows: the query rows (from 0) traced; keys: the key rows (from 0) that k's rows and the scores' columns stand
+        for, in their order (None: every key in order, as a trace has them; decoding: the new token, or the cache)"""
+        self.problem, self.d, self.rows, self.key_rows = problem, d, rows, keys
 
     @property
     def labels(self) -> list[str]:
@@ -27,7 +29,12 @@ class Cells:  # an attention.Watch
 
     @property
     def keys(self) -> tuple[str, ...]:
-        return self.problem.key_labels
+        labels = self.problem.key_labels
+        return labels if self.key_rows is None else tuple(labels[int(j)] for j in self.key_rows)
+
+    def _key(self, j: int) -> int:
+        """the number (from 1) of the key in row or column j"""
+        return (j if self.key_rows is None else int(self.key_rows[j])) + 1
 
     def _head(self, a: int) -> str:
         return _("head {n} · ").format(n=a + 1) if self.d.heads > 1 else ""
@@ -41,7 +48,7 @@ class Cells:  # an attention.Watch
         width = self.d.d_v if name == "v" else self.d.d_k
         a, col = divmod(c, width)
         row_label = (self.labels if name == "q" else self.keys)[r]
-        number = int(self.rows[r]) + 1 if name == "q" else r + 1
+        number = int(self.rows[r]) + 1 if name == "q" else self._key(r)
         src = "s" if name != "q" and self.problem.source is not None else "x"
         W, bias = f"W_{name.upper()}", f" + b_{name}[{c + 1}]" if b is not None else ""
         made = f"{src}{number}[{c + 1}]" if w is None else f"{src}{number} · {W}[:, {c + 1}]"
@@ -62,7 +69,7 @@ class Cells:  # an attention.Watch
         size = _log10_norm(q[i]) + _log10_norm(k[j])
         raise AttntraceError(_("step 4: {head}scores[{query} → {key}] overflows a float64 (|q{i}| · |k{j}| ≈ {size}): "
                                "scale the inputs or the weights down").format(
-            head=self._head(a), query=self.labels[i], key=self.keys[j], i=int(self.rows[i]) + 1, j=j + 1,
+            head=self._head(a), query=self.labels[i], key=self.keys[j], i=int(self.rows[i]) + 1, j=self._key(j),
             size=_about(size)))
 
     def scaled(self, a: int, scores: np.ndarray, s: float, scaled: np.ndarray, allowed: np.ndarray | None) -> None:

@@ -56,6 +56,9 @@ def read(path: str | None, matrices: dict[str, str | None] | None = None) -> tup
     else:
         from pathlib import Path  # only when a file is read: the built-in example needs none
 
+        if not str(path).strip():  # pathlib would read "" as the current directory
+            raise AttntraceError(_('the problem file\'s name is empty ("{path}"); give a file, or none for the built-in '
+                                   "example").format(path=path))
         p = Path(path)
         kind = "stdin" if path == "-" else status(p)
         if kind == "missing":

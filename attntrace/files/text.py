@@ -52,6 +52,10 @@ def read_bytes(path: str | Path) -> bytes:
     """
     cap = max_bytes()
     if str(path) == "-":
+        if not hasattr(sys.stdin, "buffer"):  # a text stream with no bytes beneath (a StringIO put in its place)
+            import io
+
+            return _read_capped(io.BytesIO(sys.stdin.read(cap + 1).encode("utf-8", "surrogatepass")), "stdin", cap)
         return _read_capped(sys.stdin.buffer, "stdin", cap)
     from pathlib import Path  # only when a file is read: the built-in example needs none
 

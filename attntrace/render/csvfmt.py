@@ -1,4 +1,5 @@
-"""CSV: each block under a "# Step N · title" line, then a header row and one row per label."""
+"""CSV: each block under a "# Step N · title" line, then a header row and one row per label. Titles and notes (the
+# lines) are for a person, in their language; the header and the labels are data, the same in every language."""
 
 from __future__ import annotations
 
@@ -28,16 +29,17 @@ def stream_step(step: Step, precision: int) -> Iterator[str]:
 
 
 def _block(b: Block, precision: int, prefix: str) -> Iterator[str]:
-    yield comment(prefix + b.title) + "\n" + _line(["", *map(spreadsheet, b.cols)])
-    every_col = list(range(len(b.cols)))
+    labels, columns = b.csv_rows, b.csv_cols
+    yield comment(prefix + b.title) + "\n" + _line(["", *map(spreadsheet, columns)])
+    every_col = list(range(len(columns)))
     step = max(1, ROWS_AT_ONCE // max(1, len(every_col)))
-    for start in range(0, len(b.rows), step):
-        rows = list(range(start, min(start + step, len(b.rows))))
+    for start in range(0, len(labels), step):
+        rows = list(range(start, min(start + step, len(labels))))
         shown = cells(b.values, rows, every_col, precision)
         if every_col:  # numbers never need quoting: only the label is written by the csv module
-            yield "".join(_line([spreadsheet(b.rows[r]), ""])[:-1] + ",".join(row) + "\n" for r, row in zip(rows, shown))
+            yield "".join(_line([spreadsheet(labels[r]), ""])[:-1] + ",".join(row) + "\n" for r, row in zip(rows, shown))
         else:
-            yield "".join(_line([spreadsheet(b.rows[r])]) for r in rows)
+            yield "".join(_line([spreadsheet(labels[r])]) for r in rows)
 
 
 def _line(fields: list[str]) -> str:

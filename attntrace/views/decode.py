@@ -7,10 +7,13 @@ import numpy as np
 
 from attntrace.core.decode import TOLERANCE, Decoded, DecodeHead, DecodeStep
 from attntrace.core.engine import checked_rows
-from attntrace.language import _
-from attntrace.views.flash import difference_shown
+from attntrace.language import N_, _
+from attntrace.views.flash import SINK, difference_shown
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.walkthrough import numbered
+
+SCORED = (N_("q · k"), N_("logit"))  # a step's scores before and after scaling (in English as a CSV writes them)
+SUNK = (N_("logit"), N_("weight"))  # the sink's logit and the weight it takes
 
 
 def decode_steps(d: Decoded) -> list[Step]:
@@ -101,13 +104,13 @@ def _head(d: Decoded, head: DecodeHead, step: DecodeStep, label: str) -> list[Bl
         Block(_("{who}K cache{turned}{block}").format(who=who, turned=turned, block=block), "k", keys,
               numbered(dims.d_k), k_cache),
         Block(_("{who}V cache{block}").format(who=who, block=block), "v", keys, numbered(dims.d_v), v_cache),
-        Block(_("{who}scores of q{t}").format(who=who, t=step.t), "scores", (_("q · k"), _("logit")), keys,
-              np.stack([step.scores, step.scaled])),
+        Block(_("{who}scores of q{t}").format(who=who, t=step.t), "scores", tuple(map(_, SCORED)), keys,
+              np.stack([step.scores, step.scaled]), data_rows=SCORED),
         Block(_("{who}weights of q{t}").format(who=who, t=step.t), "weights", (label,), keys, step.weights[None, :]),
     ]
     if step.sink_weight is not None:
-        items.append(Block(_("{who}sink").format(who=who), "weights", (_("logit"), _("weight")), (_("sink"),),
-                           np.array([[head.sink], [step.sink_weight]])))
+        items.append(Block(_("{who}sink").format(who=who), "weights", tuple(map(_, SUNK)), (_(SINK),),
+                           np.array([[head.sink], [step.sink_weight]]), data_rows=SUNK, data_cols=(SINK,)))
     items.append(Block(_("{who}output of step {t}").format(who=who, t=step.t), "output", (label,), numbered(dims.d_v),
                        step.output[None, :]))
     return items

@@ -7,9 +7,14 @@ import numpy as np
 
 from attntrace.core.engine import checked_rows
 from attntrace.core.flash import Flash
-from attntrace.language import _, ngettext
+from attntrace.language import N_, _, ngettext
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.walkthrough import numbered
+
+# the labels of the tables, in English as a CSV writes them and translated where a person reads them
+KEYS, SINK = N_("keys {keys}"), N_("sink")
+STATE = (N_("max"), "m", N_("rescale"), N_("sum"), "ℓ")  # the columns of the state after each block, before O's
+COMPARED = (N_("O / ℓ"), N_("step 7"))
 
 
 def flash_steps(f: Flash) -> list[Step]:
@@ -71,17 +76,18 @@ def _query(f: Flash, a: int, j: int) -> Step:
         Block(_("{head}scores s({input}, j), as the softmax takes them").format(head=head, input=i), "scores",
               (label,), keys, h.scores[j:j + 1]),
     ]
-    rows = [_("keys {keys}").format(keys=_keys(start, stop)) for start, stop in f.bounds]
+    rows = [KEYS.format(keys=_keys(start, stop)) for start, stop in f.bounds]  # in English: a CSV's data
     table = np.column_stack([h.block_max[j], h.m[j], h.rescale[j], h.sums[j], h.ell[j], h.o[j]])
     if h.sink is not None:
         assert h.sink_m is not None and h.sink_rescale is not None and h.sink_sum is not None
         assert h.sink_ell is not None and h.sink_o is not None
-        rows.append(_("sink"))
+        rows.append(SINK)
         table = np.vstack([table, [h.sink, h.sink_m[j], h.sink_rescale[j], h.sink_sum[j], h.sink_ell[j], *h.sink_o[j]]])
-    cols = (_("max"), "m", _("rescale"), _("sum"), "ℓ", *(f"O{c}" for c in numbered(h.o.shape[2])))
+    cols = (*STATE, *(f"O{c}" for c in numbered(h.o.shape[2])))
+    shown_rows = [_(KEYS).format(keys=_keys(start, stop)) for start, stop in f.bounds] + [_(SINK)] * (h.sink is not None)
     items.append(Block(_("{head}after each block: max = the block's largest score, m = running maximum, rescale = "
                          "e^(m_old - m_new), sum = Σ e^(s - m_new), ℓ = running sum, O = running output").format(
-        head=head), "w", tuple(rows), cols, table))
+        head=head), "w", tuple(shown_rows), tuple(_(c) for c in cols), table, data_rows=tuple(rows), data_cols=cols))
     for b in np.flatnonzero(h.skipped[j]).tolist():
         start, stop = f.bounds[b]
         items.append(Note(_("block {number} (keys {keys}) is wholly masked for input {input}: skipped, m, ℓ and O "
@@ -95,7 +101,8 @@ def _query(f: Flash, a: int, j: int) -> Step:
 def _compared(traced: np.ndarray, flashed: np.ndarray, title: str) -> list[Block | Note]:
     """O / ℓ over step 7's output for one row, and their largest difference"""
     difference = float(np.max(np.abs(flashed - traced))) if traced.size else 0.0
-    return [Block(title, "output", (_("O / ℓ"), _("step 7")), numbered(len(traced)), np.vstack([flashed, traced])),
+    return [Block(title, "output", tuple(map(_, COMPARED)), numbered(len(traced)), np.vstack([flashed, traced]),
+                  data_rows=COMPARED),
             Note(_("largest difference from step 7's output: {difference}").format(difference=difference_shown(difference)))]
 
 

@@ -19,6 +19,16 @@ class Block:
     values: np.ndarray  # 2-D; -inf marks a masked cell
     answer: tuple[int | None, str, int | None] | None = None  # (head from 1 or None for the final output, key,
     # the row of the trace's arrays shown, or None for all of them): what a worksheet's blank table asks for
+    data_rows: tuple[str, ...] | None = None  # the labels as data (CSV) where the shown ones are words in the
+    data_cols: tuple[str, ...] | None = None  # reader's language: the same in every language (None: as shown)
+
+    @property
+    def csv_rows(self) -> tuple[str, ...]:
+        return self.rows if self.data_rows is None else self.data_rows
+
+    @property
+    def csv_cols(self) -> tuple[str, ...]:
+        return self.cols if self.data_cols is None else self.data_cols
 
 
 NoteKind = Literal["text", "self_check", "hidden", "tutorial"]  # words; step 8's self-check; the inputs a run does not

@@ -49,6 +49,10 @@ def test_json_holds_the_contract(attntrace):
 def test_json_never_holds_nan_or_infinity(attntrace, tmp_path):
     problem = tmp_path / "huge.json"
     problem.write_text(json.dumps({"x": [[1e200, 0], [0, 1e200]], "scale": False}))
+    r = attntrace("decode", problem, "-f", "json")  # each token's own score overflows: refused, as run refuses it
+    assert r.code == 1 and r.out == "" and r.err == attntrace("run", problem, "-f", "json").err
+    assert "huge.json: step 4: scores[x1 → x1] overflows a float64" in r.err
+    problem.write_text(json.dumps({"x": [[1e150, 0], [0, 1e150]], "scale": False}))  # big, but every number finite
     r = attntrace("decode", problem, "-f", "json")
     assert r.code == 0, r.err
     json.loads(r.out, parse_constant=lambda name: pytest.fail(f"{name} in the JSON"))
@@ -156,3 +160,24 @@ def test_json_is_the_bytes_of_the_lists_the_api_gives(attntrace, tmp_path, args,
     d = api.decode(api.load(path), window=window, sinks=1 if "--sinks" in args else 0,
                    query=int(args[1]) if args[0] == "--input" else None)
     assert r.out == "".join(chunks(d.to_dict()))
+
+
+def test_the_csv_header_and_labels_are_the_same_bytes_in_every_language(attntrace, tmp_path):
+    """the sink's rows (logit, weight) are data too"""
+    path = tmp_path / "sink.json"
+    path.write_text(json.dumps({"x": [[1, 0], [0, 1], [1, 1]], "sink": [0.5]}))
+    english, chinese = (attntrace("decode", path, "--format", "csv", "--lang", lang).out for lang in ("en", "zh"))
+
+    def data(text):
+        return [line for line in text.splitlines() if not line.startswith(("#", '"#'))]
+
+    assert data(chinese) == data(english) and "\nweight," in english and "\nlogit," in english
+    assert "权重" in attntrace("decode", path, "--format", "plain", "--lang", "zh").out
+
+
+@pytest.mark.parametrize("command", ["decode", "flash", "run"])
+@pytest.mark.parametrize("name", ["", " "])
+def test_an_empty_file_name_is_one_line_not_the_current_folder(attntrace, command, name):
+    r = attntrace(command, name)
+    assert r.code == 1 and r.out == "" and r.err.count("\n") == 1, r.err
+    assert r.err == f'attntrace: the problem file\'s name is empty ("{name}"); give a file, or none for the built-in example\n'

@@ -169,3 +169,91 @@ def test_json_is_the_bytes_of_the_lists_of_the_json_form(attntrace, args):
     assert r.code == 0, r.err
     f = api.flash(api.load(SAMPLES / "causal.json"), block=int(args[1]), query=int(args[3]) if len(args) > 2 else None)
     assert "null" in r.out and r.out == "".join(chunks(flash_to_dict(f)))
+
+
+def _data(text: str) -> list[str]:
+    """a CSV's header rows and cells (its # lines are titles and notes for a person)"""
+    return [line for line in text.splitlines() if not line.startswith(("#", '"#'))]
+
+
+@pytest.mark.parametrize("args", [[], ["samples/causal.json", "--block", "1"], ["samples/two_heads.json", "--input", "2"],
+                                  ["{sink}", "--block", "2"], ["samples/cross.json"]])
+def test_the_csv_header_and_labels_are_the_same_bytes_in_every_language(attntrace, monkeypatch, tmp_path, args):
+    monkeypatch.chdir(ROOT)
+    (tmp_path / "sink.json").write_text(json.dumps({"x": [[1, 0], [0, 1], [1, 1]], "sink": [0.5]}))
+    line = ["flash", *(a.format(sink=tmp_path / "sink.json") for a in args), "--format", "csv"]
+    english, chinese = attntrace(*line).out, attntrace(*line, "--lang", "zh").out
+    assert _data(chinese) == _data(english) and len(_data(english)) > 5
+    assert ",max,m,rescale,sum,ℓ,O1" in english and "\nkeys 1" in english and "\nstep 7," in english
+    assert "sink" not in args[0:1] or "\nsink," in english
+    assert "键" not in "\n".join(_data(chinese)) and "每块之后" in chinese  # the titles are for a person
+    assert attntrace(*line[:-2], "--format", "plain", "--lang", "zh").out.count("键 1") >= 1  # the page is in Chinese
+
+
+@pytest.fixture
+def long_problem(tmp_path):
+    """2,048 tokens of d_model 2: run traces it in a second"""
+    rng = np.random.default_rng(0)
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps({"x": rng.integers(-3, 4, size=(2048, 2)).tolist(), "scale": False}))
+    return path
+
+
+def test_a_json_of_too_many_block_states_is_refused_at_once_naming_what_helps(attntrace, long_problem, tmp_path):
+    import time
+
+    started = time.monotonic()
+    r = attntrace("flash", long_problem, "--block", "1", "--format", "json", "-o", tmp_path / "out.json")
+    assert time.monotonic() - started < 10
+    assert r.code == 1 and r.out == "" and r.err.count("\n") == 1, r.err
+    assert ("the JSON of this online softmax holds 4,194,304 block states (queries × blocks × heads = 2,048 × 2,048 × "
+            "1), more than the 100,000 flash writes at once; show one query with --input N, or take more keys a block "
+            "with --block 43 or more") in r.err
+    assert not (tmp_path / "out.json").exists()
+    one = attntrace("flash", long_problem, "--block", "1", "--input", "7", "--format", "json", "-o", tmp_path / "one.json")
+    assert one.code == 0, one.err
+    assert len(json.loads((tmp_path / "one.json").read_text())["heads"][0]["queries"][0]["blocks"]) == 2048
+    page = attntrace("flash", long_problem, "--block", "1", "--format", "plain", "-o", tmp_path / "out.txt")
+    assert page.code == 0, page.err  # a page shows four queries: nothing to bound
+
+
+def test_the_block_size_suggested_is_the_smallest_that_fits(attntrace, tmp_path, monkeypatch):
+    from attntrace import memory
+
+    monkeypatch.setattr(memory, "JSON_BLOCKS", 50)
+    path = tmp_path / "ten.json"
+    path.write_text(json.dumps({"x": np.eye(10).tolist()}))
+    r = attntrace("flash", path, "--block", "1", "--format", "json")
+    assert r.code == 1 and "100 block states" in r.err and "with --block 2 or more" in r.err, r.err
+    assert attntrace("flash", path, "--block", "2", "--format", "json").code == 0  # 10 × 5 = 50 states
+    assert attntrace("flash", path, "--block", "2", "--format", "json", "--lang", "zh").code == 0
+    zh = attntrace("flash", path, "--block", "1", "--format", "json", "--lang", "zh")
+    assert zh.code == 1 and "--input N" in zh.err and "--block 2" in zh.err and "块" in zh.err
+
+
+def test_an_online_softmax_that_would_not_fit_in_memory_is_refused_up_front(attntrace, long_problem, monkeypatch):
+    import attntrace as library
+    from attntrace import memory
+
+    monkeypatch.setattr(memory, "available_memory", lambda: 200_000_000)
+    r = attntrace("flash", long_problem, "--block", "1", "--format", "plain")
+    assert r.code == 1 and r.err.count("\n") == 1 and "more than the 200.0 MB this machine has available" in r.err
+    assert "show one query with --input N, or take more keys a block with --block 9 or more" in r.err
+    assert attntrace("flash", long_problem, "--block", "9", "--format", "plain").code == 0
+    with pytest.raises(library.AttntraceError, match="show one query with query=N, or take more keys a block with "
+                                                      "block=9 or more$"):
+        library.flash(long_problem, block=1)
+    assert library.flash(long_problem, block=1, query=5).block == 1
+
+
+def test_the_block_size_suggested_can_be_typed_as_it_is_written(attntrace, tmp_path, monkeypatch):
+    """one query against 2,000 keys, at most one block state: --block 2000 is said without a comma"""
+    from attntrace import memory
+
+    monkeypatch.setattr(memory, "JSON_BLOCKS", 1)
+    path = tmp_path / "cross.json"
+    path.write_text(json.dumps({"x": [[1, 0]], "source": np.ones((2000, 2), dtype=int).tolist()}))
+    r = attntrace("flash", path, "--format", "json")
+    assert r.code == 1 and "(queries × blocks × heads = 1 × 2 × 1)" in r.err and "--input" not in r.err
+    assert r.err.endswith("; take more keys a block with --block 2000 or more\n")
+    assert attntrace("flash", path, "--format", "json", "--block", "2000", "-o", tmp_path / "out.json").code == 0

@@ -14,7 +14,7 @@ from attntrace.core.decode import allowed, decode, kept, slot
 from attntrace.core.engine import trace
 from attntrace.core.masks import Causal, Window
 from attntrace.core.problem import Problem
-from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.errors import AttntraceError, OutOfRange, Setting
 from attntrace.files.problemfile import from_dict, load
 from tests.conftest import SAMPLES
 from tests.strategies import matrix
@@ -152,16 +152,21 @@ def test_one_position_is_decoded_up_to_it():
     np.testing.assert_array_equal(one.output[0], decode(p).output[2])
 
 
-@pytest.mark.parametrize("kw, words", [
-    ({"window": 0}, "--window 0 must be a whole number of at least 1"),
-    ({"sinks": 1}, "--sinks keeps the first tokens beside a window: add --window W"),
-    ({"window": 2, "sinks": 4}, "--sinks 4 would keep every one of the 4 tokens; give fewer than 4"),
-    ({"window": 2, "sinks": -1}, "--sinks -1 must be a whole number of at least 0"),
+@pytest.mark.parametrize("kw, python, words", [
+    ({"window": 0}, "window=0 must be", "--window 0 must be a whole number of at least 1"),
+    ({"sinks": 1}, "sinks keeps the first tokens beside a window: add window=W",
+     "--sinks keeps the first tokens beside a window: add --window W"),
+    ({"window": 2, "sinks": 4}, "sinks=4 would keep", "--sinks 4 would keep every one of the 4 tokens; give fewer than 4"),
+    ({"window": 2, "sinks": -1}, "sinks=-1 must be", "--sinks -1 must be a whole number of at least 0"),
 ])
-def test_bad_options_are_refused_as_usage(kw, words):
-    with pytest.raises(AttntraceError, match=words) as e:
+def test_bad_options_are_refused_as_usage_in_the_callers_words(kw, python, words):
+    """as Python arguments (window=0) where the library is called, as options (--window 0) on the command line"""
+    from attntrace.cli.guard import OPTIONS
+
+    with pytest.raises(Setting, match=python) as e:
         decode(load(str(SAMPLES / "causal.json")), **kw)
-    assert e.value.exit_code == 2
+    assert e.value.exit_code == 2 and str(e.value).startswith(python)
+    assert e.value.worded(OPTIONS) == words
 
 
 def test_what_decoding_cannot_do_is_said():

@@ -152,7 +152,7 @@ def test_a_block_below_1_is_refused():
     t = trace(from_dict(REFERENCE["causal"]["problem"], "causal"))
     with pytest.raises(AttntraceError) as e:
         flash(t, 0)
-    assert e.value.exit_code == 2 and "1 or more" in str(e.value)
+    assert e.value.exit_code == 2 and str(e.value) == "block=0 must be a whole number of at least 1"
 
 
 def test_the_problems_sink_is_read_one_per_head():

@@ -170,3 +170,65 @@ def test_large_but_finite_numbers_are_shown_and_the_json_holds_no_null(attntrace
     if fmt == "json":
         assert "null" not in json.dumps(json.loads(r.out)["heads"]) and json.loads(r.out)["check"]["ok"]
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+# decoding computes the same numbers one token at a time: what overflows there is refused in the same line as run's
+DECODED = ["e308", "e200", "e300", "projection", "w_o"]
+PROBLEMS["diagonal"] = {"x": [[1e308, 1], [1, 1e308]]}  # the issue's file: each token's own score overflows
+PROBLEMS["e154"] = {"x": [[1e154, 1e154], [1, 2]]}  # x squared is finite, the score (2e308) is not
+PROBLEMS["late"] = {"x": [[1, 1], [1, 1], [1e200, 1e200]]}  # only the third token's own score
+
+
+@pytest.mark.parametrize("name", [*DECODED, "small", "diagonal", "e154", "late"])
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_decode_refuses_an_overflow_in_the_line_run_says(attntrace, problem_file, name, fmt):
+    path = problem_file(name)
+    if name == "small":
+        data = json.loads(open(path).read())
+        open(path, "w").write(json.dumps({**data, "scale": 1e-320}))
+    said = attntrace("run", path).err
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = attntrace("decode", path, *fmt)
+    _one_line_error(r, said.strip())
+    assert said.startswith("attntrace: ") and path in said and "overflows a float64" in said
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("options, says", [
+    (["--window", "1"], "step 4: scores[x1 → x1] overflows"),
+    (["--input", "2"], "step 4: scores[x2 → x1] overflows"),  # q2 against the cache's k1 (3e308)
+    (["--window", "1", "--input", "2"], "step 4: scores[x2 → x2] overflows"),  # k1 has left the cache
+])
+def test_decode_names_the_cell_of_the_step_that_overflows(attntrace, tmp_path, options, says):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"x": [[1e308, 1e308], [1, 1e308]]}))
+    _one_line_error(attntrace("decode", path, *options, "--format", "json"), says)
+
+
+def test_decode_names_a_key_by_its_position_in_a_rolling_cache(tmp_path):
+    """with a window of 2, token 3 takes slot 1: its score against k2 (slot 2) is named x3 → x2, |k2|"""
+    from attntrace.core.decode import decode
+
+    problem = Problem(x=[[1, 0], [1e200, 0], [0, 1]], w_q=[[0, 0], [1e200, 0]], scale=False)  # q3 · k2 alone
+    with pytest.raises(AttntraceError, match=r"^step 4: scores\[x3 → x2\] overflows a float64 \(\|q3\| · \|k2\| ≈ 1e400\)"):
+        decode(problem, window=2, position=3)
+
+
+def test_a_score_decoding_never_computes_is_not_refused(attntrace, problem_file):
+    """q1 · k2 overflows, but token 1 never sees token 2: decoding is finite and equals causal attention"""
+    r = attntrace("decode", problem_file("wq"), "--format", "json")
+    assert r.code == 0, r.err
+    data = json.loads(r.out, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+    steps = data["heads"][0]["steps"]
+    assert data["max_diff"] == 0.0 and "null" not in json.dumps([data["output"], [s["weights"] for s in steps]])
+
+
+def test_the_library_decode_raises_an_attntrace_error_without_a_warning():
+    import attntrace
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for x in ([[1e308, 1], [1, 1e308]], [[1e154, 1e154], [1, 2]]):
+            with pytest.raises(attntrace.AttntraceError, match=r"^step 4: scores\[x1 → x1\] overflows a float64"):
+                attntrace.decode(x=x)

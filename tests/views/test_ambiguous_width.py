@@ -67,3 +67,21 @@ def test_ascii_is_the_default_in_chinese_only_and_attntrace_ascii_decides(attntr
     assert BOX & set(attntrace("run", "--lang", "zh", "--color", "never", env={"ATTNTRACE_ASCII": "0"}).out)
     assert not BOX & set(attntrace("run", "--color", "never", env={"ATTNTRACE_ASCII": "1"}).out)
     assert not BOX & set(attntrace("run", "--ascii", "--color", "never", env={"ATTNTRACE_ASCII": "0"}).out)
+
+
+@pytest.mark.parametrize("yes", ["1", "true", "yes", "on", "TRUE", "Yes", " on "])
+@pytest.mark.parametrize("no", ["0", "false", "no", "off", "False", "NO", "Off"])
+def test_attntrace_ascii_takes_the_usual_spellings_of_yes_and_no(attntrace, terminal, yes, no):
+    terminal(width=80)
+    assert not BOX & set(attntrace("run", "--color", "never", env={"ATTNTRACE_ASCII": yes}).out)
+    assert BOX & set(attntrace("run", "--lang", "zh", "--color", "never", env={"ATTNTRACE_ASCII": no}).out)
+
+
+@pytest.mark.parametrize("value", ["maybe", "2", "y", "yess", "true1", "\x1b[31m", "ja"])
+@pytest.mark.parametrize("command", [["run"], ["flash", "--format", "json"], ["decode"], ["explain", "--input", "1"]])
+def test_any_other_attntrace_ascii_is_refused_in_one_line_naming_it(attntrace, value, command):
+    r = attntrace(*command, env={"ATTNTRACE_ASCII": value})
+    assert r.code == 2 and r.out == "" and r.err.count("\n") == 1, r.err
+    assert r.err.startswith("attntrace: ATTNTRACE_ASCII = ") and "1, true, yes or on" in r.err and "\x1b" not in r.err
+    zh = attntrace(*command, "--lang", "zh", env={"ATTNTRACE_ASCII": value})
+    assert zh.code == 2 and "ATTNTRACE_ASCII" in zh.err and "或" in zh.err
