@@ -286,7 +286,7 @@ def numbers(problem: Problem, window: int | None, sinks: int, precision: int, di
 
 
 def judge(n: Numbers, given: dict[str, np.ndarray], precision: int, variant: str | None = None,
-          ) -> tuple[dict[str, np.ndarray], list[list[int]]]:
+          ) -> tuple[dict[str, np.ndarray], list[list[int]], dict[str, np.ndarray]]:
     """every cell's verdict [steps, slots or d_v] (judging's codes): the cache exactly; the weights and output worked
     from the student's own cache and weights (the key's where blank); and the positions each step's weights are over"""
     from attntrace.homework.judging import CONSEQUENCE
@@ -298,6 +298,9 @@ def judge(n: Numbers, given: dict[str, np.ndarray], precision: int, variant: str
     truths = variant is None
     u = half(precision)
     used: list[list[int]] = []
+    shown = {key: np.full(codes[key].shape, np.nan) for key in DECODE_KEYS}  # what a wrong cell should have held
+    for t, w in enumerate(n.key):
+        shown["decode_cache"][t, :len(w.cache)] = w.cache
     with np.errstate(all="ignore"):
         for t, w in enumerate(n.key, start=1):
             c = len(w.cache)
@@ -310,9 +313,11 @@ def judge(n: Numbers, given: dict[str, np.ndarray], precision: int, variant: str
                 cache[:] = np.where(right, RIGHT, np.where(written | (np.arange(width) < c), WRONG, UNASKED))
             else:
                 cache[:c] = BLANK
-            # the positions the weights are over: the student's, a slot left blank taken as the key's
-            last = int(written.nonzero()[0][-1]) + 1 if written.any() else 0
-            filled = [row[j] if written[j] else w.cache[j] if j < c else np.nan for j in range(max(c, last))]
+            # the positions the weights are over: the student's (as many as the slots or weights they wrote), a slot
+            # left blank taken as the key's
+            g_w = _padded(given["decode_weights"][t - 1], width)
+            last = max([0, *(int(np.isfinite(r).nonzero()[0][-1]) + 1 for r in (row, g_w) if np.isfinite(r).any())])
+            filled = [row[j] if written[j] else w.cache[j] if j < c else np.nan for j in range(last or c)]
             valid = all(np.isfinite(x) and x == int(x) and 1 <= x <= t for x in filled) and len(set(filled)) == len(
                 filled)
             positions = [int(x) for x in filled] if valid else list(w.cache)
@@ -337,7 +342,6 @@ def judge(n: Numbers, given: dict[str, np.ndarray], precision: int, variant: str
                     span.add(weights)
                     if index == 0 and not (round_e or round_total):
                         centre = rounded(weights, precision)
-            g_w = _padded(given["decode_weights"][t - 1], width)
             got = np.full(k, np.nan)
             got[:min(k, len(g_w))] = g_w[:k]
             true_w = [n.true.steps[t - 1].weights, w.weights] if truths and same else []
@@ -350,6 +354,7 @@ def judge(n: Numbers, given: dict[str, np.ndarray], precision: int, variant: str
             assert centre is not None
             w_used = np.where(np.isfinite(got), got, centre)
             span_o = Span((d_v,))
+            own_o = None
             for _logits, values in n.sets:
                 v = values[rows]
                 for round_products in (False, True):
@@ -358,6 +363,10 @@ def judge(n: Numbers, given: dict[str, np.ndarray], precision: int, variant: str
                     if variant == "sink_valued" and n.sink is not None:
                         out = out + (1.0 - w_used.sum()) * values[0]
                     span_o.add(out)
+                    own_o = rounded(out, precision) if own_o is None else own_o
+            assert own_o is not None
+            shown["decode_weights"][t - 1, :k] = w.weights if same else centre
+            shown["decode_output"][t - 1] = w.output if same else own_o
             span_o.slack = u * np.abs(n.sets[0][1][rows][np.isfinite(got)]).sum(axis=0)
             g_o = given["decode_output"][t - 1]
             true_o = [n.true.steps[t - 1].output, w.output] if truths and same else []
@@ -366,7 +375,7 @@ def judge(n: Numbers, given: dict[str, np.ndarray], precision: int, variant: str
             if not same and truths:  # worked from their own cache: at best a consequence
                 for key in ("decode_weights", "decode_output"):
                     codes[key][t - 1] = np.where(codes[key][t - 1] == RIGHT, CONSEQUENCE, codes[key][t - 1])
-    return codes, used
+    return codes, used, shown
 
 
 def _padded(row: np.ndarray, width: int) -> np.ndarray:
@@ -413,19 +422,14 @@ def mark(marker: Any, sheet: Any, rule: Any) -> Any:
     judged = [judge(n, g, precision) for n, g in zip(heads, given)]
     items: list[Item] = []
     many = len(heads) > 1
-    for a, (n, g, (codes, _used)) in enumerate(zip(heads, given, judged), start=1):
+    for a, (g, (codes, _used, shown)) in enumerate(zip(given, judged), start=1):
         for key in DECODE_KEYS:
             shape = codes[key].shape
             written = np.full(shape, np.nan)
             rows, cols = min(shape[0], g[key].shape[0]), min(shape[1], g[key].shape[1])
             written[:rows, :cols] = g[key][:rows, :cols]
-            expected = np.full(shape, np.nan)
-            for t, w in enumerate(n.key):
-                value = {"decode_cache": np.array(w.cache, dtype=float), "decode_weights": w.weights,
-                         "decode_output": w.output}[key]
-                expected[t, :len(value)] = value
             name = Said(N_("head {head} {key}"), head=a, key=Said(NAMES[key])) if many else Said(NAMES[key])
-            marked = judging.item(_Item, a, key, name, codes[key], written, expected,
+            marked = judging.item(_Item, a, key, name, codes[key], written, shown[key],
                                       0 if key == "decode_cache" else precision, _namer(name, key), Said(OWN[key]))
             if marked is not None:
                 items.append(marked)
@@ -446,13 +450,13 @@ def _namer(name: Said, key: str) -> Any:
 
 
 def _diagnosis(problem: Problem, heads: list[Numbers], given: list[dict[str, np.ndarray]],
-               judged: list[tuple[dict[str, np.ndarray], list[list[int]]]], window: int | None, sinks: int,
+               judged: list[tuple[dict[str, np.ndarray], list[list[int]], dict[str, np.ndarray]]], window: int | None, sinks: int,
                precision: int) -> tuple[Said | None, tuple[str, ...]]:
     """the first classic mistake the first wrong numbers prove: a cache that misses what the convention keeps, or
     the step judged again with a mistake made, its cells then fitting where they did not"""
     import math
 
-    for a, (g, (codes, used)) in enumerate(zip(given, judged)):
+    for a, (g, (codes, used, _shown)) in enumerate(zip(given, judged)):
         for t in range(1, len(used) + 1):
             wrong = [key for key in DECODE_KEYS if (codes[key][t - 1] == WRONG).any()]
             if not wrong:
@@ -476,7 +480,7 @@ def _diagnosis(problem: Problem, heads: list[Numbers], given: list[dict[str, np.
             fitting = []  # (wrong cells left on the whole sheet, order, variant) of each mistake that fits there
             for order, (variant, by) in enumerate(variants):
                 n = numbers(problem, window, sinks, precision, by)[a] if by != 1.0 else heads[a]
-                again, _used = judge(n, g, precision, None if variant in ("unscaled", "scaled_when_none") else variant)
+                again = judge(n, g, precision, None if variant in ("unscaled", "scaled_when_none") else variant)[0]
                 if not any((again[key][t - 1] == WRONG).any() for key in DECODE_KEYS):
                     fitting.append((sum(int((c == WRONG).sum()) for c in again.values()), order, variant))
             return _variant_said(problem, min(fitting)[2], t) if fitting else (None, ())
