@@ -181,6 +181,8 @@ class _Scan:
                     number[0] = value if isinstance(value, int) else number[0]
                 elif key in SIZES:
                     self.table(number[0], key)
+                elif key in FLASH_KEYS + DECODE_KEYS:
+                    self.rows(number[0], key)
                 else:
                     self.skip()
 
@@ -210,6 +212,24 @@ class _Scan:
                     what=_(WORDS[rows])))
             self.expect("[")
             self.row(where, count[0], width, cols)
+
+        self.items("]", one)
+
+    def rows(self, head: int, key: str) -> None:
+        """an online-softmax or decoding table: a row per query or step, refused at the first past the problem's"""
+        most = self.sizes["n"]
+        where = _("head {head} {key}").format(head=head, key=key)
+        self.expect("[")
+        count = [0]
+
+        def one() -> None:
+            count[0] += 1
+            if count[0] > most:
+                raise SheetError(_("{name} has more than {rows}, expected {most}: {what}; this sheet answers another "
+                                   "problem: check it against the problem it answers").format(
+                    name=f"{self.origin}: {where}", rows=said(ngettext("{n} row", "{n} rows", most)), most=most,
+                    what=_(WORDS["n"])))
+            self.skip()
 
         self.items("]", one)
 

@@ -4,6 +4,8 @@ no number said in a note and marked as not answered, and a row too many refusing
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from attntrace.homework import filled
@@ -21,11 +23,17 @@ class Reading:
         self.notes: list[Said] = []
         self.decimals: list[int] = []
 
+    @cached_property
+    def starts(self) -> list[str]:
+        """each line's first character past markdown's marks: only a line that starts as a title does is read as one"""
+        return [line.lstrip("*# ")[:1] for line in self.lines]
+
     def at(self, title: str) -> int | None:
         """the line a table's title is on, or None"""
         wanted = filled.spaceless(title)
-        return next((i for i, line in enumerate(self.lines)
-                     if filled.spaceless(line.strip("*# ")).startswith(wanted)), None)
+        first = title.lstrip("*# ")[:1]
+        return next((i for i, (start, line) in enumerate(zip(self.starts, self.lines))
+                     if start == first and filled.spaceless(line.strip("*# ")).startswith(wanted)), None)
 
     def table(self, title: str, rows: int, cols: int) -> np.ndarray | None:
         """the numbers of the table under title (markdown or plain), NaN where blank; None if there is no such table"""
@@ -33,12 +41,15 @@ class Reading:
         if at is None:
             return None
         body: list[str] = []
-        for line in self.lines[at + 1:]:
+        for i in range(at + 1, len(self.lines)):  # a header (and markdown's rule), the rows, and one more at most
+            line = self.lines[i]
             if not line.strip():
                 if body:
                     break
                 continue
             body.append(line)
+            if len(body) > rows + 2:
+                break
         if body and body[0].lstrip().startswith("|"):
             data = [[c.strip() for c in line.strip().strip("|").split("|")][1:] for line in body[2:]
                     if line.strip().startswith("|")]

@@ -228,3 +228,15 @@ def test_each_cause_reads_as_its_golden_report(attntrace, tmp_path, monkeypatch,
         path.parent.mkdir(exist_ok=True)
         path.write_text(r.out, encoding="utf-8")
     assert r.out == path.read_text(encoding="utf-8")
+
+
+def test_a_huge_sheet_is_refused_at_its_first_row_too_many(attntrace, tmp_path):
+    """read row by row, not whole: the refusal names the row count the problem has, as an eight-step sheet's does"""
+    flash = json.loads(attntrace("worksheet", SAMPLES / "causal.json", "--flash", "2", "-f", "json", "--key").out)
+    flash["heads"][0]["flash_m"] = flash["heads"][0]["flash_m"] * 50_000
+    decode = json.loads(attntrace("worksheet", SAMPLES / "causal.json", "--decode", "-f", "json", "--key").out)
+    decode["heads"][0]["decode_weights"] = decode["heads"][0]["decode_weights"] * 50_000
+    for sheet in (flash, decode):
+        path = _sheet(tmp_path, sheet)
+        assert path.stat().st_size > 1 << 20
+        _refused(attntrace("check", path, SAMPLES / "causal.json"), "has more than 4 rows")
