@@ -207,3 +207,20 @@ def test_each_decoding_mistake_fails_and_is_named(data, problem, places, mistake
     assert not report.passed
     assert DECODE_MISTAKES[mistake] in report.mistakes, (mistake, report.diagnosis, [
         (i.name, i.verdict, [(c.name, c.given, c.expected) for c in i.off]) for i in report.items])
+
+
+@PROPERTY
+@given(st.data(), problems(), st.integers(1, 5), st.integers(0, 6))
+def test_the_tools_own_keys_pass(data, problem, block, places):
+    """the keys the worksheets print pass check, for every problem, block size, window, sinks and precision"""
+    from attntrace.core.engine import trace
+    from attntrace.homework import decodesheet, flashsheet
+
+    p = problem_from_dict(problem, "drawn.json")
+    block = min(block, len(problem["x"]))
+    key = flashsheet.answer_sheet(trace(p, carry_rounding=places), block, blank=False, precision=places)
+    assert _mark(problem, key).passed
+    if "mask" in problem:
+        window, sinks = data.draw(cache_settings(len(problem["x"])))
+        key = decodesheet.answer_sheet(p, window, sinks, blank=False, precision=places)
+        assert _mark(problem, key).passed
