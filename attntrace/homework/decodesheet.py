@@ -89,7 +89,7 @@ def steps(problem: Problem, window: int | None, sinks: int, precision: int) -> l
             slots = tuple(_("slot {slot}").format(slot=i) for i in range(1, len(w.cache) + 1))
             d_v = head.v.shape[1]
             out.append(Step(0, what, (
-                Block(_("{what}: logits of q_t against keys 1 … t").format(what=what), "scores", ("s",),
+                Block(_(LOGITS).format(what=what), "scores", ("s",),
                       labels[:t], w.logits[None, :]),
                 Block(_("{what}: values V").format(what=what), "v", labels[:t],
                       tuple(f"v[{c}]" for c in range(1, d_v + 1)), values[a - 1][:t]),
@@ -111,6 +111,7 @@ SINKS = N_("At step t, token t's k and v join the cache before its query is scor
            "and the last {window} (query t sees keys t − {window} + 1 … t), a new token taking the slot of the oldest "
            "past the first {sinks}. Write the positions held in slot order, the softmax of q_t's logits over them, and "
            "Σ w·v.")
+LOGITS = N_("{what}: logits of q_t against keys 1 … t")
 CACHE, WEIGHTS, OUTPUT = N_("{what}: positions the cache holds"), N_("{what}: weights"), N_("{what}: output")
 
 
@@ -158,7 +159,7 @@ def read(text: str, origin: str, problem: Any) -> Any:
 
     from attntrace.homework import filled
     from attntrace.homework.sheet import Sheet
-    from attntrace.homework.tables import Reading, another_problem
+    from attntrace.homework.tables import Reading, another_problem, nothing_found, same_numbers
     from attntrace.language import LANGUAGES, speaking
 
     reading = Reading(text, origin)
@@ -177,10 +178,21 @@ def read(text: str, origin: str, problem: Any) -> Any:
                 window = int(named["window"]) if named.get("window") else None
                 sinks = int(named["sinks"]) if named.get("sinks") else 0
                 d = problem.dims
-                fits(window, sinks, d.n, origin)
+                with speaking(reading.user):
+                    fits(window, sinks, d.n, origin)
                 another_problem(reading, [_(CACHE).format(what=_what(d.n + 1, a, d.heads))
-                                          for a in range(1, d.heads + 1)], problem.name or _("the problem"))
+                                          for a in range(1, d.heads + 1)], problem.name)
+                told = re.search(re.escape(filled.spaceless(_(ROUNDING))).replace(re.escape("{precision}"),
+                                                                                  r"(\d+)", 1), flat)
+                precision = int(told[1]) if told else reading.precision()
+                name = problem.name
+                for a, (logits, v) in enumerate(printed(problem, 2 if precision is None else precision), start=1):
+                    for t in range(1, d.n + 1):
+                        what = _what(t, a, d.heads)
+                        same_numbers(reading, _(LOGITS).format(what=what), logits[t - 1:t, :t], precision or 2, name)
+                        same_numbers(reading, _("{what}: values V").format(what=what), v[:t], precision or 2, name)
                 cells: dict[Key, np.ndarray] = {}
+                any_table = False
                 for a in range(1, d.heads + 1):
                     width = max(len(kept(t, window, sinks)) for t in range(1, d.n + 1))
                     got = {k: np.full((d.n, d.d_v if k == "decode_output" else width), np.nan) for k in DECODE_KEYS}
@@ -191,10 +203,10 @@ def read(text: str, origin: str, problem: Any) -> Any:
                             table = reading.table(_(title).format(what=what), 1, cols)
                             if table is not None:
                                 got[k][t - 1, :cols] = table[0]
+                                any_table = True
                     cells.update({(a, k): v for k, v in got.items()})
-                told = re.search(re.escape(filled.spaceless(_(ROUNDING))).replace(re.escape("{precision}"),
-                                                                                  r"(\d+)", 1), flat)
-                precision = int(told[1]) if told else reading.precision()
+                if not any_table:
+                    nothing_found(reading, name)
                 return Sheet(origin, cells, precision=precision, student=reading.student(),
                              notes=tuple(reading.notes), heads=tuple(range(1, d.heads + 1)), decode=(window, sinks))
     return None
@@ -513,7 +525,7 @@ def _named(theirs: set[int], t: int, window: int | None, sinks: int) -> tuple[Sa
         return Said(N_("the new token was left out of its own cache: at step {t} its k and v join the cache before "
                        "its query is scored, so query {t} sees key {t}"), t=t), ("new token left out",)
     if sinks and theirs == set(kept(t, window, 0)) != right:
-        return Said(N_("the sink tokens were dropped from the cache: tokens 1 … {sinks} stay in it for good beside the "
+        return Said(N_("the sink tokens were dropped from the cache: the first {sinks} stay in it for good beside the "
                        "last {window}, so query {t} sees keys {kept}"), sinks=sinks, window=window, t=t,
                     kept=", ".join(str(p) for p in sorted(right))), ("sink tokens dropped",)
     if window is not None:

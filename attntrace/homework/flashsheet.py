@@ -117,7 +117,7 @@ def steps(t: Trace, block: int, precision: int) -> list[Step]:
                          for b, (start, stop) in enumerate(bounds))
             table = np.column_stack([w.m[r], w.ell[r], w.o[r]])
             out.append(Step(0, head, (
-                Block(_("{what}: scores s (scaled)").format(what=head), "scores", ("s",), keys, s[r:r + 1]),
+                Block(_(SCORES).format(what=head), "scores", ("s",), keys, s[r:r + 1]),
                 Block(_("{what}: values V").format(what=head), "v", keys, tuple(f"v[{c}]" for c in range(1, d_v + 1)),
                       v),
                 Block(_(TABLE).format(what=head), "weighted", rows, ("m", "ℓ", *o_cols), table, (a, "flash", r)),
@@ -137,6 +137,8 @@ SINKS = N_("This problem has a learned attention sink in each head (logits {sink
            "after the last block.")
 SINK_HEAD = N_("head {head}: {sink}")
 TABLE = N_("{what}: m, ℓ and O after each block")
+SCORES = N_("{what}: scores s, as the softmax takes them")
+SCALED = N_("{what}: scores s (scaled)")  # the title of worksheets printed before, read back all the same
 OUTPUT = N_("{what}: output O / ℓ")
 
 
@@ -315,10 +317,13 @@ def _judge_output(n: Numbers, given: np.ndarray, m: np.ndarray, ell: np.ndarray,
             e = np.exp(n.sink - m)
             added = ell + (rounded(e, precision) if round_e else e)
             ways = [np.where(folded == 1, ell, added), np.where(folded == 0, added, ell)]
+        top = o
+        if variant == "sink_valued" and n.sink is not None:  # the sink taken for token 1, value and all
+            top = o + np.where(np.isfinite(m), np.exp(n.sink - m), 0.0)[:, None] * n.sets[0][1][0]
         for denominator in ways:
             if round_denominator:
                 denominator = rounded(denominator, precision)
-            out = o if variant == "no_division" else np.divide(o, denominator[:, None], out=np.zeros_like(o),
+            out = o if variant == "no_division" else np.divide(top, denominator[:, None], out=np.zeros_like(o),
                                                               where=denominator[:, None] != 0)
             span.add(out)
             if not (round_e or round_denominator):
@@ -330,7 +335,7 @@ def _judge_output(n: Numbers, given: np.ndarray, m: np.ndarray, ell: np.ndarray,
 
 
 BLOCK_VARIANTS = ("no_carry", "no_rescale", "no_rescale_l", "no_rescale_o", "normalised")
-OUTPUT_VARIANTS = ("no_sink", "no_division")  # with ℓ = 1 only the sink's term shows
+OUTPUT_VARIANTS = ("no_sink", "sink_valued", "no_division")  # with ℓ = 1 only the sink's term shows
 SCORE_VARIANTS = ("unscaled", "scaled_when_none")
 
 
@@ -365,6 +370,9 @@ def _variant_said(variant: str, block: int | None, query: int, divisor: str) -> 
     if variant == "normalised":
         return Said(N_("the sum was normalised per block: in block {block} O adds the block's Σ e^(s − m)·v divided by "
                        "its own sum; divide by ℓ only at the end"), block=block), "normalised per block"
+    if variant == "sink_valued":
+        return Said(N_("the sink was given a value: it joins ℓ as e^(sink − m) but adds nothing to O, so output {query} "
+                       "is O / (ℓ + e^(sink − m))"), query=query), "sink given a value"
     if variant == "no_division":
         return Said(N_("the output was not divided by ℓ: output {query} is O / ℓ, and O after the last block was "
                        "written"), query=query), "division by ℓ forgotten"
@@ -396,7 +404,7 @@ def _diagnosis(marker: Any, t: Trace, sheet: Any, given: list[Given], judged: li
             variants.append(("scaled_when_none", math.sqrt(t.dims.d_k)))
         fitting = []  # (wrong cells left on the whole sheet, order, variant) of each mistake that fits there
         for order, (variant, divisor) in enumerate(variants):
-            if variant == "no_sink" and sinks(t)[a] is None:
+            if variant in ("no_sink", "sink_valued") and sinks(t)[a] is None:
                 continue
             n = numbers(marker, sheet.query, sheet.block, precision, divisor)[a]
             again = judge(n, g, bounds, precision, None if variant in SCORE_VARIANTS else variant)
@@ -495,9 +503,10 @@ def read(text: str, origin: str, problem: Any) -> Any:
     """a filled worksheet --flash, in any language attntrace prints, as a sheet; None if the text is not one"""
     import re
 
+    from attntrace.core.engine import trace
     from attntrace.homework import filled
     from attntrace.homework.sheet import Sheet
-    from attntrace.homework.tables import Reading, another_problem, block_size
+    from attntrace.homework.tables import Reading, another_problem, block_size, nothing_found, same_numbers
     from attntrace.language import LANGUAGES, speaking
 
     reading = Reading(text, origin)
@@ -508,11 +517,22 @@ def read(text: str, origin: str, problem: Any) -> Any:
             found = re.search(pattern, flat)
             if found is None:
                 continue
-            block = block_size(found[1], origin)
+            block = block_size(found[1], reading)
             d = problem.dims
             another_problem(reading, [_(TABLE).format(what=_what(a, d.n + 1, d.heads)) for a in range(1, d.heads + 1)],
-                            problem.name or _("the problem"))
+                            problem.name)
             nb = len(blocks(d.m, block))
+            name = problem.name
+            precision = reading.precision()
+            given = printed(trace(problem, carry_rounding=2 if precision is None else precision),
+                            2 if precision is None else precision)
+            for a, (s, v) in enumerate(given, start=1):
+                for q in range(1, d.n + 1):
+                    same_numbers(reading, _("{what}: values V").format(what=_what(a, q, d.heads)), v, precision or 2,
+                                 name)
+                    for title in (SCORES, SCALED):
+                        same_numbers(reading, _(title).format(what=_what(a, q, d.heads)), s[q - 1:q], precision or 2,
+                                     name)
             answered: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
             for a in range(1, d.heads + 1):
                 for q in range(1, d.n + 1):
@@ -521,6 +541,8 @@ def read(text: str, origin: str, problem: Any) -> Any:
                     if table is not None:
                         output = reading.table(_(OUTPUT).format(what=what), 1, d.d_v)
                         answered.setdefault(a, {})[q] = (table, np.full((1, d.d_v), np.nan) if output is None else output)
+            if not answered:
+                nothing_found(reading, name)
             queries = sorted({q for per in answered.values() for q in per})
             query = queries[0] if len(queries) == 1 and d.n > 1 else None
             rows = queries if query is not None else list(range(1, d.n + 1))

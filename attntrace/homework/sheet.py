@@ -128,6 +128,7 @@ class _Scan:
 
     def __init__(self, text: str, origin: str, sizes: dict[str, int], heads: int) -> None:
         self.text, self.origin, self.sizes, self.many, self.at = text, origin, sizes, heads > 1, 0
+        self.most = heads
 
     def space(self) -> str:
         found = _SPACE.match(self.text, self.at)
@@ -173,6 +174,9 @@ class _Scan:
 
         def one() -> None:
             count[0] += 1
+            if count[0] > self.most:
+                raise SheetError(_("{sheet}: head {head} is out of range; this problem has heads 1 to {heads}").format(
+                    sheet=self.origin, head=count[0], heads=self.most))
             number = [count[0]]
 
             def member(key: str) -> None:
@@ -327,6 +331,9 @@ def from_dict(data: Any, origin: str) -> Sheet:
     if len(kinds) > 1:
         raise SheetError(_("{sheet}: a sheet answers one worksheet, and this one holds both {first} and {second}; "
                            "hand in each on a sheet of its own").format(sheet=origin, first=kinds[0], second=kinds[1]))
+    if flashing and (data.get("window") is not None or data.get("sinks") is not None):
+        raise SheetError(_('{sheet}: "window" and "sinks" belong to a decoding sheet, whose answers are decode_cache, '
+                           "decode_weights and decode_output; remove them").format(sheet=origin))
     if flashing and block is None:
         raise SheetError(_("{sheet}: flash_m, flash_l, flash_o and flash_output answer an online-softmax worksheet; "
                            'give its "block", the keys per block').format(sheet=origin))

@@ -4,14 +4,16 @@ no number said in a note and marked as not answered, and a row too many refusing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 
 import numpy as np
 
+from attntrace import language
 from attntrace.homework import filled
 from attntrace.homework.said import Said
 from attntrace.homework.sheet import SheetError
-from attntrace.language import N_, _
+from attntrace.language import N_, _, speaking
 
 
 class Reading:
@@ -20,8 +22,14 @@ class Reading:
     def __init__(self, text: str, origin: str) -> None:
         self.lines = text.lstrip("\ufeff").splitlines()
         self.origin = origin
+        self.user = language.current()  # a sheet is read in its own language, and refused in the user's
         self.notes: list[Said] = []
         self.decimals: list[int] = []
+
+    def refuse(self, message: Callable[[], str]) -> None:
+        """the sheet refused in one line, in the user's language"""
+        with speaking(self.user):
+            raise SheetError(message())
 
     @cached_property
     def starts(self) -> list[str]:
@@ -56,9 +64,17 @@ class Reading:
         else:
             data = [line.split()[-cols:] for line in body[1:]]
         if len(data) > rows:
-            raise SheetError(_("{table}: a row too many ({row}); the table has {rows} rows: {labels}").format(
+            self.refuse(lambda: _("{table}: a row too many ({row}); the table has {rows} rows: {labels}").format(
                 table=f'{self.origin}: "{title}"', row=" ".join(" ".join(data[rows]).split())[:40], rows=rows,
                 labels=", ".join(self._labels(body, rows))))
+        if len(data) < rows:
+            self.refuse(lambda: _("{row} is missing; the table has {found} of its {rows} rows").format(
+                row=f'{self.origin}: "{title}", row {len(data) + 1}', found=len(data), rows=rows))
+        for i, row in enumerate(data):
+            if len(row) > cols and any(text.strip() for text in row[cols:]):
+                with speaking(self.user):
+                    raise SheetError(_('{where}: a cell too many ("{text}"); the table has {columns} columns').format(
+                        where=f'{self.origin}: "{title}", row {i + 1}', text=row[cols].strip()[:30], columns=cols))
         out = np.full((rows, cols), np.nan)
         for i, row in enumerate(data):
             for j, text in enumerate(row[:cols]):
@@ -94,19 +110,42 @@ class Reading:
         return filled.student(self.lines)
 
 
-def block_size(found: str, origin: str) -> int:
+def block_size(found: str, reading: Reading) -> int:
     """the keys per block a sheet says it takes"""
     block = int(found)
     if block < 1:
-        raise SheetError(_("{sheet}: block must be the keys per block, 1 or more; got {value}").format(
-            sheet=origin, value=block))
+        reading.refuse(lambda: _("{sheet}: block must be the keys per block, 1 or more; got {value}").format(
+            sheet=reading.origin, value=block))
     return block
 
 
-def another_problem(reading: Reading, titles: list[str], problem_name: str) -> None:
+def another_problem(reading: Reading, titles: list[str], problem_name: str | None) -> None:
     """a sheet holding a page the problem has not (query 4 of a 3-token problem) answers another problem"""
     for title in titles:
         if reading.at(title) is not None:
-            raise SheetError(_('{sheet}: this sheet has a page "{title}" that {problem} has not: it answers another '
-                               "problem; check it against the problem it answers").format(
-                sheet=reading.origin, title=title, problem=problem_name))
+            with speaking(reading.user):
+                raise SheetError(_('{sheet}: this sheet has a page "{title}" that {problem} has not: it answers '
+                                   "another problem; check it against the problem it answers").format(
+                    sheet=reading.origin, title=title, problem=problem_name or _("the problem")))
+
+
+def same_numbers(reading: Reading, title: str, values: np.ndarray, precision: int, problem_name: str | None) -> None:
+    """a table of the numbers the handout gives (scores, values) holds this problem's, or the sheet answers another"""
+    table = reading.table(title, *values.shape)
+    if table is None:
+        return
+    with np.errstate(invalid="ignore"):
+        off = np.isfinite(table) & ~((table == values) | (np.abs(table - values) <= 0.5 * 10.0 ** -precision + 1e-9))
+    if off.any():
+        i, j = (int(x) for x in np.argwhere(off)[0])
+        reading.refuse(lambda: _('{sheet}: "{title}" gives {written} in row {row}, column {column}, where {problem} gives '
+                           "{value}: this sheet answers another problem; check it against the problem it answers").format(
+            sheet=reading.origin, title=title, written=f"{table[i, j]:g}", row=i + 1, column=j + 1,
+            problem=problem_name or _("the problem"), value=f"{values[i, j]:g}"))
+
+
+def nothing_found(reading: Reading, problem_name: str | None) -> None:
+    """a worksheet of this kind none of whose tables this problem has answers another problem"""
+    reading.refuse(lambda: _("{sheet}: none of the tables of {problem}'s worksheet is on this sheet: it answers another "
+                       "problem; check it against the problem it answers").format(sheet=reading.origin,
+                                                                                 problem=problem_name or _("the problem")))

@@ -84,7 +84,8 @@ def flash_row(s: list[float], v: list[list[float]], block: int, places: int, sin
               ) -> tuple[list[float | None], list[float], list[list[float]], list[float]]:
     """one query's recurrence, B keys at a time: m, ℓ, O after each block and the output. how: the rounding path
     (round_factor, round_exp, round_products: True, False or "random" per block; fold_sink: the sink added to ℓ
-    at the last block); mistake: no_carry, no_rescale, no_rescale_l, no_rescale_o, normalised, no_division, no_sink"""
+    at the last block); mistake: no_carry, no_rescale, no_rescale_l, no_rescale_o, normalised, no_division, no_sink,
+    sink_valued"""
     how = how or {}
     rng = rng or random.Random(0)
 
@@ -134,6 +135,8 @@ def flash_row(s: list[float], v: list[list[float]], block: int, places: int, sin
         denominator = ell
         if sink is not None and not how.get("fold_sink") and mistake != "no_sink":
             denominator = ell + math.exp(sink - m) if m != -math.inf else math.inf
+        if mistake == "sink_valued" and sink is not None and m != -math.inf:  # the sink taken for token 1
+            o = [x + math.exp(sink - m) * v[0][c] for c, x in enumerate(o)]
         out = [r(x / denominator) if denominator else 0.0 for x in o]
     return ms, ls, os_, out
 

@@ -240,3 +240,34 @@ def test_a_huge_sheet_is_refused_at_its_first_row_too_many(attntrace, tmp_path):
         path = _sheet(tmp_path, sheet)
         assert path.stat().st_size > 1 << 20
         _refused(attntrace("check", path, SAMPLES / "causal.json"), "has more than 4 rows")
+
+
+def test_a_text_sheet_that_lost_a_row_or_gained_a_cell_is_refused(attntrace, tmp_path):
+    key = attntrace("worksheet", SAMPLES / "causal.json", "--flash", "2", "-f", "markdown", "--key").out
+    lines = key.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("| block 2 (keys 3–4)"))
+    lost = "\n".join([*lines[:at], *lines[at + 1:]]) + "\n"
+    _refused(attntrace("check", _sheet(tmp_path, lost, "md"), SAMPLES / "causal.json"), "row 2 is missing")
+    gained = "\n".join([*lines[:at], lines[at] + " 9.99 |", *lines[at + 1:]]) + "\n"
+    _refused(attntrace("check", _sheet(tmp_path, gained, "md"), SAMPLES / "causal.json"), "a cell too many", "9.99")
+
+
+def test_a_text_sheet_whose_given_numbers_are_another_problems_is_refused(attntrace, tmp_path):
+    other = CAUSAL | {"x": [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1], [2, 0, 0, 2]]}  # one number of x changed
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(other), encoding="utf-8")
+    for kind in (["--flash", "2"], ["--decode"]):
+        for lang in ("en", "zh"):
+            key = attntrace("worksheet", SAMPLES / "causal.json", *kind, "--key", "-f", "markdown", "--lang", lang).out
+            _refused(attntrace("check", _sheet(tmp_path, key, "md"), path), "another problem")
+    two = attntrace("worksheet", SAMPLES / "two_heads.json", "--flash", "2", "--key", "-f", "plain").out
+    _refused(attntrace("check", _sheet(tmp_path, two, "txt"), SAMPLES / "causal.json"), "none of the tables")
+
+
+def test_a_flash_sheet_with_a_window_and_a_sheet_with_too_many_heads_are_refused(attntrace, tmp_path):
+    flash = json.loads(attntrace("worksheet", SAMPLES / "causal.json", "--flash", "2", "-f", "json", "--key").out)
+    _refused(attntrace("check", _sheet(tmp_path, flash | {"window": 2}), SAMPLES / "causal.json"), "window")
+    many = flash | {"heads": [dict(flash["heads"][0], head=a) for a in range(1, 30_000)]}
+    path = _sheet(tmp_path, many)
+    assert path.stat().st_size > 1 << 20
+    _refused(attntrace("check", path, SAMPLES / "causal.json"), "head 2 is out of range")
