@@ -281,6 +281,7 @@ def numbers(problem: Problem, window: int | None, sinks: int, precision: int, di
     none, or, by 1 / s, forgotten)"""
     from attntrace.core.attention import logits as logits_of
     from attntrace.core.engine import trace
+    from attntrace.homework.flashsheet import divided_again
 
     exact, carried = trace(problem), trace(problem, carry_rounding=precision)
     d, worked = works(problem, window, sinks, precision)
@@ -293,7 +294,7 @@ def numbers(problem: Problem, window: int | None, sinks: int, precision: int, di
 
         out.append(Numbers(((round_half_up(scores(c), precision), round_half_up(c.v, precision)),
                             (round_half_up(scores(h), precision), round_half_up(h.v, precision)),
-                            (scores(h), h.v)), true.sink, true, key))
+                            (scores(h), h.v), *divided_again(c, precision, divisor)), true.sink, true, key))
     return out
 
 

@@ -219,9 +219,19 @@ def numbers(marker: Any, query: int | None, block: int, precision: int, divisor:
         printed_ = (round_half_up(scores(c), precision), round_half_up(c.v, precision))
         true = online_softmax(scores(h), h.v, block, sink)
         out.append(Numbers((printed_, (round_half_up(scores(h), precision), round_half_up(h.v, precision)),
-                            (scores(h), h.v)), sink, Worked(true.m, true.ell, true.o, true.output),
-                           worked(*printed_, block, precision, sink)))
+                            (scores(h), h.v), *divided_again(c, precision, divisor)), sink,
+                           Worked(true.m, true.ell, true.o, true.output), worked(*printed_, block, precision, sink)))
     return out
+
+
+def divided_again(head: Any, precision: int, divisor: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """with the scaling applied where the problem has none: the handout's own scores divided by the divisor, or by
+    the divisor rounded as the sheet rounds (1.41 for √2), each quotient rounded"""
+    if divisor <= 1.0:
+        return []
+    given = round_half_up(head.scaled, precision), round_half_up(head.v, precision)
+    return [(round_half_up(given[0] / by, precision), given[1])
+            for by in dict.fromkeys((divisor, float(round_half_up(np.float64(divisor), precision)))) if by > 0]
 
 
 def judge(n: Numbers, g: Given, bounds: tuple[tuple[int, int], ...], precision: int,
