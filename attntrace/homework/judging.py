@@ -81,7 +81,7 @@ def verdicts(given: np.ndarray, truths: Iterable[np.ndarray], fits: np.ndarray, 
              precision: int) -> np.ndarray:
     """each cell's verdict: right (the truth or the key rounded, or the student's own right work), a consequence (their
     own work from a wrong number), wrong, or blank"""
-    written = np.isfinite(given)
+    written = ~np.isnan(given)  # -inf (masked) is an answer too: where a number belongs, a wrong one
     true = equals_rounded(given, truths, precision)
     return np.where(~written, BLANK, np.where(true | (fits & inputs_right), RIGHT,
                                               np.where(fits, CONSEQUENCE, WRONG))).astype(int)

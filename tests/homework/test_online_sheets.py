@@ -271,3 +271,14 @@ def test_a_flash_sheet_with_a_window_and_a_sheet_with_too_many_heads_are_refused
     path = _sheet(tmp_path, many)
     assert path.stat().st_size > 1 << 20
     _refused(attntrace("check", path, SAMPLES / "causal.json"), "head 2 is out of range")
+
+
+def test_a_running_maximum_written_as_minus_infinity_where_a_key_was_seen_is_wrong(attntrace, tmp_path):
+    key = attntrace("worksheet", SAMPLES / "causal.json", "--flash", "2", "-i", "2", "-f", "markdown", "--key").out
+    lines = key.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("| block 1 (keys 1–2)"))
+    cells = lines[at].split("|")
+    cells[2] = " -inf "
+    lines[at] = "|".join(cells)
+    r = attntrace("check", _sheet(tmp_path, "\n".join(lines) + "\n", "md"), SAMPLES / "causal.json")
+    assert r.code == 1 and "[query 2, block 1]: masked written" in r.out, r.out
