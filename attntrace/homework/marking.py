@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 
@@ -171,14 +172,14 @@ class Marker:
     def mark(self, sheet: Sheet, rule: Rule) -> Report:
         from attntrace.homework import diagnosis
 
-        if sheet.block is not None:
-            from attntrace.homework import flashsheet
+        if sheet.block is not None or sheet.decode is not None:
+            from attntrace.homework import decodesheet, flashsheet
 
-            return flashsheet.mark(self, sheet, rule)
-        if sheet.decode is not None:
-            from attntrace.homework import decodesheet
-
-            return decodesheet.mark(self, sheet, rule)
+            kind = flashsheet if sheet.block is not None else decodesheet
+            report = kind.mark(self, sheet, rule)
+            self._rounded_fewer(sheet, rule, report, lambda fewer: kind.mark(self, fewer, replace(
+                rule, precision=None if rule.precision is None else fewer.precision)))
+            return report
         n = dims(self.problem).n
         if sheet.query is not None and not 1 <= sheet.query <= n:
             raise SheetError(_("{sheet}: query {query} is out of range; this problem has inputs 1 to {n}").format(
@@ -217,6 +218,28 @@ class Marker:
                          divisor=f"{t.divisor:g}", head=head))
         return report
 
+
+    @staticmethod
+    def _rounded_fewer(sheet: Sheet, rule: Rule, report: Report, again: Any) -> None:
+        """an online-softmax or decoding sheet written to fewer decimals than it asks for (or --precision does): marked
+        again at the decimals written, the rounding named, after the mistake those numbers make, if any"""
+        own = inferred_precision(replace(sheet, precision=None))
+        if report.passed or rule.tolerance or own is None or own >= report.precision:  # the numbers at their own
+            # decimals are the evidence: a mistake named at more is the rounding's shadow
+            return
+        marked = again(replace(sheet, precision=own))
+        rounding = Said(N_("the numbers were rounded to {places}, not the {precision} --precision asks for, so every "
+                           "step carries a larger rounding error") if rule.precision is not None else
+                        N_("the numbers were rounded to {places}, not the {precision} the sheet asks for, so every step "
+                           "carries a larger rounding error"), places=ngettext("{n} decimal", "{n} decimals", own),
+                        precision=report.precision)
+        if marked.diagnosis:
+            report.diagnosis = Said(N_("{mistake}; {rounding}"), mistake=marked.diagnosis, rounding=rounding)
+        elif marked.passed:
+            report.diagnosis = rounding
+        else:
+            return
+        report.mistakes = tuple(dict.fromkeys((*marked.mistakes, "rounded to fewer decimals")))
 
     def _fewer(self, sheet: Sheet, rule: Rule, own: int, report: Report) -> None:
         """a sheet written to fewer decimals than --precision asks for: every step is off by its rounding, which

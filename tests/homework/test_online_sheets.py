@@ -282,3 +282,13 @@ def test_a_running_maximum_written_as_minus_infinity_where_a_key_was_seen_is_wro
     lines[at] = "|".join(cells)
     r = attntrace("check", _sheet(tmp_path, "\n".join(lines) + "\n", "md"), SAMPLES / "causal.json")
     assert r.code == 1 and "[query 2, block 1]: masked written" in r.out, r.out
+
+
+def test_a_sheet_rounded_to_fewer_decimals_than_asked_is_told_so(attntrace, tmp_path):
+    for kind in (["--flash", "2"], ["--decode"]):
+        key = json.loads(attntrace("worksheet", SAMPLES / "causal.json", *kind, "--key", "-f", "json", "-p", "1").out)
+        r = attntrace("check", _sheet(tmp_path, key | {"precision": 3}), SAMPLES / "causal.json", "-f", "json")
+        report = json.loads(r.out)
+        assert r.code == 1 and report["mistakes"] == ["rounded to fewer decimals"], report["diagnosis"]
+        r = attntrace("check", _sheet(tmp_path, key), SAMPLES / "causal.json", "--precision", "3")
+        assert r.code == 1 and "rounded to 1 decimal, not the 3 --precision asks for" in r.out, r.out
