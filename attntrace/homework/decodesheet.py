@@ -131,15 +131,10 @@ def rounding(precision: int) -> str:
 
 
 def sink_rule(logits: tuple[float | None, ...]) -> str | None:
-    """where the learned sink enters, with each head's logit; None without one"""
-    from attntrace.homework.flashsheet import SINK_HEAD
+    """where the learned sink enters decoding's softmax, with each head's logit; None without one"""
+    from attntrace.homework import flashsheet
 
-    if all(sink is None for sink in logits):
-        return None
-    if len(set(logits)) == 1:
-        return _(SINK).format(sink=f"{logits[0]:g}")
-    return _(SINKS_EACH).format(sinks=_(", ").join(_(SINK_HEAD).format(head=a, sink="−∞" if s is None else f"{s:g}")
-                                                    for a, s in enumerate(logits, start=1)))
+    return flashsheet.sink_rule(logits, SINK, SINKS_EACH)
 
 
 def rules(window: int | None, sinks: int) -> str:

@@ -152,15 +152,15 @@ def rules(block: int) -> str:
     return _(RULES).format(block=block)
 
 
-def sink_rule(logits_: tuple[float | None, ...]) -> str | None:
-    """where the learned sink enters, with each head's logit; None without one"""
+def sink_rule(logits_: tuple[float | None, ...], one: str = SINK, each: str = SINKS) -> str | None:
+    """where the learned sink enters, with each head's logit (one: the sentence for a logit every head shares, each:
+    for one per head); None without one"""
     if all(sink is None for sink in logits_):
         return None
     if len(set(logits_)) == 1:
-        return _(SINK).format(sink=f"{logits_[0]:g}")
-    each = _(", ").join(_(SINK_HEAD).format(head=a, sink="−∞" if s is None else f"{s:g}")
-                        for a, s in enumerate(logits_, start=1))
-    return _(SINKS).format(sinks=each)
+        return _(one).format(sink=f"{logits_[0]:g}")
+    return _(each).format(sinks=_(", ").join(_(SINK_HEAD).format(head=a, sink="−∞" if s is None else f"{s:g}")
+                                             for a, s in enumerate(logits_, start=1)))
 
 
 def document(t: Trace, block: int | None, precision: int, key: bool, student: str | None = None) -> Document:

@@ -210,14 +210,18 @@ class _Scan:
         def one() -> None:
             count[0] += 1
             if count[0] > most:
-                raise SheetError(_("{name} has more than {rows}, expected {most}: {what}; this sheet answers another "
-                                   "problem: check it against the problem it answers").format(
-                    name=f"{self.origin}: {where}", rows=said(ngettext("{n} row", "{n} rows", most)), most=most,
-                    what=_(WORDS[rows])))
+                self.too_many(where, most, rows)
             self.expect("[")
             self.row(where, count[0], width, cols)
 
         self.items("]", one)
+
+    def too_many(self, where: str, most: int, rows: str) -> None:
+        """a table refused at its first row past the problem's"""
+        raise SheetError(_("{name} has more than {rows}, expected {most}: {what}; this sheet answers another problem: "
+                           "check it against the problem it answers").format(
+            name=f"{self.origin}: {where}", rows=said(ngettext("{n} row", "{n} rows", most)), most=most,
+            what=_(WORDS[rows])))
 
     def rows(self, head: int, key: str) -> None:
         """an online-softmax or decoding table: a row per query or step, refused at the first past the problem's"""
@@ -229,10 +233,7 @@ class _Scan:
         def one() -> None:
             count[0] += 1
             if count[0] > most:
-                raise SheetError(_("{name} has more than {rows}, expected {most}: {what}; this sheet answers another "
-                                   "problem: check it against the problem it answers").format(
-                    name=f"{self.origin}: {where}", rows=said(ngettext("{n} row", "{n} rows", most)), most=most,
-                    what=_(WORDS["n"])))
+                self.too_many(where, most, "n")
             self.skip()
 
         self.items("]", one)
