@@ -30,7 +30,7 @@ def test_a_missing_file_is_said_in_chinese(attntrace, tmp_path):
     ('{"x": [[1, 2],]}', "第 1 行第 14 列的 JSON 无效：“]”前有逗号；JSON 不允许末尾逗号：请删除它"),
     ('{"x": [[1, 2]], // note\n}', "第 1 行第 17 列的 JSON 无效：这是注释；JSON 不允许注释：请删除它"),
     ('{"x": [[True]]}', "第 1 行第 9 列的 JSON 无效：True 是 Python 的写法；JSON 写作 true"),
-    ('{"x": [[1]], "x": [[2]]}', '键 "x" 出现了两次；请只保留一个'),
+    ('{"x": [[1]], "x": [[2]]}', '字段 "x" 出现了两次；请只保留一个'),
 ])
 def test_bad_json_is_said_in_chinese(attntrace, tmp_path, text, said):
     f = tmp_path / "p.json"
@@ -80,8 +80,8 @@ def test_csv_notes_say_the_separator_and_the_full_width_characters_in_chinese(at
     x.write_text("１;０\n－２;３．５\n", encoding="utf-8")
     r = attntrace("run", "--lang", "zh", "--x", x, "--format", "json")
     assert r.code == 0, r.err
-    assert f"注：{x}: 已读取全角数字、把 － 当作负号和把 ． 当作小数点\n" in r.err
-    assert f"注：{x}: 数值按分号（;）分隔读取\n" in r.err
+    assert f"注：已识别 {x} 中的全角数字、全角负号（－）和全角小数点（．）\n" in r.err
+    assert f"注：{x} 中的数值按分号（;）分隔读取\n" in r.err
     english = attntrace("run", "--x", x, "--format", "json")
     assert english.out == r.out  # the data is the same in both languages
     assert f"note: {x}: read full-width digits, － as a minus sign and ． as a decimal point\n" in english.err
@@ -92,7 +92,7 @@ def test_a_csv_header_is_noted_in_chinese(attntrace, tmp_path):
     x = tmp_path / "x.csv"
     x.write_text("a,b\n1,0\n0,1\n", encoding="utf-8")
     r = attntrace("validate", "--lang", "zh", "--x", x)
-    assert r.code == 0 and f"注：{x}: 第 1 行（a, b）被读作表头\n" in r.err
+    assert r.code == 0 and f"注：{x} 的第 1 行（a, b）被读作表头\n" in r.err
 
 
 def test_validate_names_the_built_in_example_in_chinese(attntrace, tmp_path):
@@ -109,7 +109,7 @@ def test_validate_names_the_built_in_example_in_chinese(attntrace, tmp_path):
 def test_an_unknown_key_is_said_in_chinese(attntrace, tmp_path):
     f = tmp_path / "p.json"
     f.write_text('{"x": [[1]], "w_qq": [[1]]}', encoding="utf-8")
-    assert _error(attntrace("validate", "--lang", "zh", f)) == f'attntrace: {f}: 未知的键 "w_qq"；你是指 "w_q" 吗？'
+    assert _error(attntrace("validate", "--lang", "zh", f)) == f'attntrace: {f}: 未知的字段 "w_qq"；你是指“w_q”吗？'
 
 
 def test_the_schema_describes_in_chinese_with_the_same_keys(attntrace):

@@ -68,7 +68,7 @@ def test_the_status_line_steps_and_message_are_chinese_and_fit_80_columns():
         assert status(app) == ["输入 1/3（x1） · 头 1/1 · 精度 4 · 不缩放 · 无掩码 · T 1", "X 的单元格 [1, 1] · ? 按键 · q 退出"]
         assert app.screen.status_rows == (1, 1)  # each whole on its row, nothing cut with …
         await press(pilot, app, "s", "m", "plus")
-        assert status(app)[0] == "输入 1/3（x1） · 头 1/1 · 精度 5 · 缩放 ÷ sqrt(d_k = 3) · 掩码 causal · T 1 · 2 处修改（u 撤销）"
+        assert status(app)[0] == "输入 1/3（x1） · 头 1/1 · 精度 5 · 缩放 ÷ sqrt(d_k = 3) · 掩码 因果 · T 1 · 2 处修改（u 撤销）"
         assert status(app)[1].endswith("精度：5 位小数")
         await press(pilot, app, "u")
         assert status(app)[1].endswith("已撤销；还可撤销 1 处修改")

@@ -171,7 +171,7 @@ def test_a_window_off_by_one_is_named(attntrace, tmp_path):
 def test_decode_worksheet_in_chinese(attntrace):
     r = attntrace("worksheet", SAMPLES / "causal.json", "--decode", "--window", "2", "-f", "plain", "--lang", "zh")
     assert r.code == 0, r.err
-    assert "步骤 2：缓存中的位置" in r.out
+    assert "第 2 步：缓存中的位置" in r.out
 
 
 def test_a_chinese_flash_worksheet_is_read_back(attntrace, tmp_path):

@@ -75,7 +75,7 @@ def test_the_class_summary_in_chinese_and_the_gradebook_the_same_in_both(attntra
     ({"heads": [{"head": 3}]}, "答卷给出了头 3，但题目只有 2 个头"),
     ({"query": 0}, "query 必须是所回答输入的编号，从 1 开始；得到的是 0"),
     ({"heads": [{"head": 1, "q": [[1, 2], [3]]}]}, "第 2 行有 1 个值，第 1 行有 2 个"),
-    ({"outptu": 1}, '未知的键 "outptu"；你是不是想写“output”？'),
+    ({"outptu": 1}, '未知的字段“outptu”；你是不是想写“output”？'),
 ])
 def test_sheet_errors_in_chinese(attntrace, tmp_path, sheet, words):
     r = _check(attntrace, tmp_path, sheet, TWO, "--lang", "zh")
@@ -141,7 +141,7 @@ def test_numbers_typed_with_a_chinese_comma_between_them_are_read_with_one_note(
         assert r.code == 0, r.err
     described = {"、": "ideographic commas (、)", "，": "full-width commas (，)"}[separator]
     chinese = {"、": "顿号（、）", "，": "全角逗号（，）"}[separator]
-    assert f"\n注：按中文输入法的输入读取：全角数字、把 ． 当作小数点、{chinese}\n" in r.out, r.out
+    assert f"\n注：按中文输入法的输入读取：全角数字、全角小数点（．）、{chinese}\n" in r.out, r.out
     r = attntrace("check", path, SAMPLES / "causal.json", "--format", "json")
     assert json.loads(r.out)["notes"] == [f"read as typed by a Chinese input method: full-width digits, ． as a decimal "
                                           f"point, {described}"]

@@ -78,10 +78,10 @@ def test_a_chinese_worksheet_of_another_mask_or_heads_is_refused(attntrace, tmp_
     out = attntrace("worksheet", SAMPLES / "causal.json", "--format", "plain", "--lang", "zh", "-o", sheet)
     assert out.code == 0, out.err
     result = attntrace("check", sheet, SAMPLES / "scaled.json", "--lang", "zh")
-    assert result.code == 2 and "练习单写的是“掩码：causal（输入 i 只关注键 1 到 i）。”，但用来批改的题目是：没有" in result.err
+    assert result.code == 2 and "练习单写的是“掩码：causal（输入 i 只关注键 1 到 i）。”，但用来批改的题目没有这一项" in result.err
     sheet.write_text(attntrace("worksheet", SAMPLES / "scaled.json", "--lang", "zh").out, encoding="utf-8")
     two = attntrace("check", sheet, SAMPLES / "two_heads.json", "--lang", "zh")
-    assert two.code == 2 and "练习单没有写头，但用来批改的题目是：“头：2 个" in two.err, two.err
+    assert two.code == 2 and "练习单没有写头，但用来批改的题目写的是“头：2 个" in two.err, two.err
 
 
 def test_a_chinese_worksheet_with_its_instructions_gone_is_refused_in_chinese(attntrace, tmp_path):

@@ -21,7 +21,7 @@ HEADINGS = ["步骤 1：准备输入", "步骤 2：初始化权重", "步骤 3�
             "步骤 5：计算 softmax（输入 1）", "步骤 6：将得分和值相乘（输入 1）", "步骤 7：将加权值相加得到输出 1",
             "步骤 8：对每个输入重复步骤 4–7，即 softmax(Q K^T) V"]
 NOTE_EN = 'the article "8 steps to self-attention" gets [2.0, 7.0, 1.5] here'
-NOTE_ZH = "原文“8 steps to self-attention”在这里得到 [2.0, 7.0, 1.5]"
+NOTE_ZH = "原文《一文读懂自注意力机制》在这里得到 [2.0, 7.0, 1.5]"
 
 
 def _args(problem, *more):
@@ -133,7 +133,7 @@ def test_the_note_is_in_the_markdown_and_csv_of_the_run(attntrace):
 def test_validate_in_chinese(attntrace):
     os.chdir(ROOT)
     out = attntrace("validate", "samples/cross.json", "--lang", "zh").out
-    assert out.splitlines()[0] == "samples/cross.json：有效的题目（交叉注意力，m = 4 个源行）"
+    assert out.splitlines()[0] == "samples/cross.json：有效的题目（交叉注意力，source 有 m = 4 行）"
     assert "d_k      每个头 2" in out and "scale    true（得分除以 sqrt(d_k)）" in out and "masks    没有" in out
     assert attntrace("validate", "samples/scaled.json", "--lang", "zh").out.splitlines()[0] == \
         "samples/scaled.json：有效的题目（自注意力）"
