@@ -77,7 +77,7 @@ def test_english_help_stays_as_click_writes_it(attntrace, name):
     (["validate"], "缺少 FILE：请给出题目文件"),
     (["new", "--labels", "a,b", "--tokens", "3"], "--labels 给出 2 个标签，但 --tokens 是 3"),
     (["run", "--theme", "light"], "主题是导出文件的背景"),
-    (["step", "--input", "1", "--explain", "-f", "json"], "算式是文字"),
+    (["step", "--input", "1", "--explain", "-f", "json"], "算式只能以文字写出"),
 ])
 def test_usage_errors_are_in_chinese(attntrace, args, says):
     r = attntrace(*args, "--lang", "zh")
@@ -155,6 +155,6 @@ def test_the_pause_prompt_and_file_errors_are_in_chinese(attntrace, terminal, tm
     assert paused.code == 0 and "── Enter：下一步 · q：退出 ──" in paused.err
     out = tmp_path / "missing" / "x.txt"
     r = attntrace("run", "-o", out, "--lang", "zh")
-    assert r.code == 1 and r.err == f"attntrace: {out}：无法写入：文件夹 {out.parent} 不存在\n"
+    assert r.code == 1 and r.err == f"attntrace: 无法写入 {out}：文件夹 {out.parent} 不存在\n"
     same = attntrace("run", "samples/scaled.json", "-o", "samples/scaled.json", "--lang", "zh")
     assert same.code == 2 and "是输入 samples/scaled.json；请给 -o 另一个文件" in same.err

@@ -22,20 +22,20 @@ def _error(r) -> str:
 
 def test_a_missing_file_is_said_in_chinese(attntrace, tmp_path):
     missing = tmp_path / "none.json"
-    assert _error(attntrace("run", "--lang", "zh", missing)) == f"attntrace: {missing}: 没有这个文件或文件夹"
+    assert _error(attntrace("run", "--lang", "zh", missing)) == f"attntrace: {missing}：没有这个文件或文件夹"
     assert _error(attntrace("run", missing)) == f"attntrace: {missing}: no such file or directory"
 
 
 @pytest.mark.parametrize("text, said", [
-    ('{"x": [[1, 2],]}', "第 1 行第 14 列的 JSON 无效：“]”前有逗号；JSON 不允许末尾逗号：请删除它"),
-    ('{"x": [[1, 2]], // note\n}', "第 1 行第 17 列的 JSON 无效：这是注释；JSON 不允许注释：请删除它"),
-    ('{"x": [[True]]}', "第 1 行第 9 列的 JSON 无效：True 是 Python 的写法；JSON 写作 true"),
-    ('{"x": [[1]], "x": [[2]]}', '字段 "x" 出现了两次；请只保留一个'),
+    ('{"x": [[1, 2],]}', " 第 1 行第 14 列的 JSON 无效：“]”前有逗号，而 JSON 不允许末尾逗号，请删除它"),
+    ('{"x": [[1, 2]], // note\n}', " 第 1 行第 17 列的 JSON 无效：这是注释，而 JSON 不允许注释，请删除它"),
+    ('{"x": [[True]]}', " 第 1 行第 9 列的 JSON 无效：True 是 Python 的写法；JSON 写作 true"),
+    ('{"x": [[1]], "x": [[2]]}', ': 字段 "x" 出现了两次；请只保留一个'),
 ])
 def test_bad_json_is_said_in_chinese(attntrace, tmp_path, text, said):
     f = tmp_path / "p.json"
     f.write_text(text, encoding="utf-8")
-    assert _error(attntrace("run", "--lang", "zh", f)) == f"attntrace: {f}: {said}"
+    assert _error(attntrace("run", "--lang", "zh", f)) == f"attntrace: {f}{said}"
 
 
 def test_a_bad_csv_cell_is_named_in_chinese(attntrace, tmp_path):
@@ -163,7 +163,7 @@ def test_an_overflow_names_its_step_in_chinese():
         with pytest.raises(AttntraceError) as e:
             trace(Problem(x=np.array([[1e200, 1e200]]), w_q=np.array([[1e200], [1e200]]),
                           w_k=np.array([[1.0], [1.0]]), w_v=np.array([[1.0], [1.0]])))
-        assert str(e.value) == "步骤 3：q[x1, 1] = x1 · W_Q[:, 1] 超出了 float64 的范围（≈ 2e400）：请把输入或 W_Q 缩小"
+        assert str(e.value) == "步骤 3：q[x1, 1] = x1 · W_Q[:, 1] 超出了 float64 的范围（≈ 2e400），请把输入或 W_Q 缩小"
     finally:
         language.use("en")
 

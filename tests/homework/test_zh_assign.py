@@ -193,7 +193,7 @@ def test_a_key_md_of_another_run_with_no_key_json_is_still_refused(attntrace, tm
     ("# nobody\n\n", "roster.txt", "roster.txt：没有学号（每一行都是空行或 # 注释）"),
     ("name,email\nAnn,a@x.edu\n", "class.csv", "class.csv 第 1 行：表头里没有 id 列；现有的列是 \"name\", \"email\""),
     ("id,name,id\n1,Ann,1\n", "class.csv", "class.csv 第 1 行：表头有 2 个 id 列（第 1, 3 个单元格）；只保留一个"),
-    ("name,id\nAnn\n", "class.csv", "class.csv 第 2 行：没有学号：这一行有 1 个单元格，学号在第 2 个单元格"),
+    ("name,id\nAnn\n", "class.csv", "class.csv 第 2 行没有学号：这一行有 1 个单元格，学号应在第 2 个"),
 ])
 def test_roster_errors_in_chinese(attntrace, tmp_path, text, name, words):
     result = attntrace("assign", roster(tmp_path, text, name), "-o", tmp_path / "class", "--seed", "1", "--lang", "zh")
@@ -220,4 +220,4 @@ def test_class_folder_errors_in_chinese(attntrace, tmp_path):
     result = attntrace("check", tmp_path / "empty", "--lang", "zh")
     assert result.code == 2 and "这个文件夹里没有答卷（.json、.md 或 .txt 文件）" in result.err
     both = attntrace("check", SAMPLES / "causal.json", SAMPLES / "two_heads.json", "--lang", "zh")
-    assert both.code == 2 and "都是题目；只给一个，或把每个 problem.json 放在它的答卷旁边" in both.err
+    assert both.code == 2 and "都是题目；请只给一个，或把每个 problem.json 放在它的答卷旁边" in both.err

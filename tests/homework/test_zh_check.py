@@ -74,7 +74,7 @@ def test_the_class_summary_in_chinese_and_the_gradebook_the_same_in_both(attntra
 @pytest.mark.parametrize(("sheet", "words"), [
     ({"heads": [{"head": 3}]}, "答卷给出了头 3，但题目只有 2 个头"),
     ({"query": 0}, "query 必须是所回答输入的编号，从 1 开始；得到的是 0"),
-    ({"heads": [{"head": 1, "q": [[1, 2], [3]]}]}, "第 2 行有 1 个值，第 1 行有 2 个"),
+    ({"heads": [{"head": 1, "q": [[1, 2], [3]]}]}, "第 2 行有 1 个值，而第 1 行有 2 个"),
     ({"outptu": 1}, '未知的字段“outptu”；你是不是想写“output”？'),
 ])
 def test_sheet_errors_in_chinese(attntrace, tmp_path, sheet, words):
