@@ -137,7 +137,8 @@ def test_assign_in_chinese_writes_the_same_problems_and_keys_and_chinese_workshe
     assert zh.code == en.code == 0 and zh.out == en.out == ""
     keys = tmp_path / "zh" / "keys"
     assert zh.err == (f"在 {tmp_path / 'zh'} 中写了 2 个学生文件夹（各含 problem.json 和 worksheet.md，用于分发），答案另放在 "
-                      f"{keys} 中（各含 key.json 和 key.md；这个文件夹请自己保留，不要发给学生）\n用 attntrace check {tmp_path / 'zh'} 批改\n")
+                      f"{keys} 中（各含 key.json 和 key.md；这个文件夹请自己保留，不要发给学生）\n"
+                      f"用 attntrace check {tmp_path / 'zh'} 批改\n")
     for student in ("ann", "李明"):
         for name in ("problem.json", "keys/{}/key.json"):
             place = name.format(student) if "{}" in name else f"{student}/{name}"

@@ -906,7 +906,7 @@ MESSAGES = {
     '{table}: "(columns {first} to {last})" names no column of this table': '{table}：“（列 {first} 到 {last}）”说的不是这个表格的列',
     '{row}: found a row labelled "{found}"; keep every row, in order, with its label': '{row} 处找到的是标签为“{found}”的一行；请按顺序保留每一行，带着它的标签',
     '{row} has {cells}, the table has {columns}; {fix}': '{row} 有 {cells}，而表格有 {columns}；{fix}',
-    '"{title}" and {place}: written twice, differently: {before} and {after}; the one off is marked': '“{title}”和{place}写了两次且不同（{before} 和 {after}）；按错的那个批改',
+    '"{title}" and {place}: written twice, differently: {before} and {after}; the one off is marked': '“{title}”和{place}：同一格写了两次且不同（{before} 和 {after}）；按错的那个批改',
     '{where}: "{text}" is not a number': '{where}：“{text}”不是数字',
     '{where}: "{text}" is too large for a number': '{where}：“{text}”太大，不是一个数',
     'block {block} (keys {first}–{last})': '第 {block} 块（键 {first}–{last}）',
