@@ -57,7 +57,7 @@ def test_the_list_of_commands_and_the_epilogs_are_in_chinese(attntrace):
     assert "对每个输入走完 8 个步骤。" in top.out and "追踪本地 Hugging Face 模型的一个头。" in top.out
     run = attntrace("run", "--help", "--lang", "zh", env={"COLUMNS": "80"})
     assert "示例：attntrace run samples/causal.json --precision 2 > answers.txt" in run.out
-    assert "FILE 是题目" in run.out and "FILE is a problem" not in run.out
+    assert "  [FILE]  题目：" in run.out and "A problem" not in run.out
     check = attntrace("check", "--help", "--lang", "zh", env={"COLUMNS": "80"})
     assert "按学生的精度逐步批改答卷" in check.out and flat("退出码为 0") in flat(check.out)
 
@@ -152,7 +152,7 @@ def test_wrapping_breaks_between_chinese_characters_never_before_closing_punctua
 def test_the_pause_prompt_and_file_errors_are_in_chinese(attntrace, terminal, tmp_path):
     terminal(keys="q")
     paused = attntrace("run", "--pause", "--lang", "zh")
-    assert paused.code == 0 and "── Enter：下一步 · q：退出 ──" in paused.err
+    assert paused.code == 0 and "-- Enter：下一步 | q：退出 --" in paused.err  # ASCII, as the tables are in Chinese
     out = tmp_path / "missing" / "x.txt"
     r = attntrace("run", "-o", out, "--lang", "zh")
     assert r.code == 1 and r.err == f"attntrace: {out}：无法写入：文件夹 {out.parent} 不存在\n"
