@@ -24,6 +24,13 @@ ENDS = (".", "?", "!", "。", "？", "！")  # what ends a sentence
 NO_SUCH_COMMAND = getattr(click.exceptions, "NoSuchCommand", None)  # click 8.4 and later
 
 
+class Choices(click.Choice):  # type: ignore[type-arg]
+    """click's Choice, its refusal in the chosen language's list: 'a', 'b' or 'c'"""
+
+    def get_invalid_choice_message(self, value: object, ctx: click.Context | None) -> str:
+        return _("{value!r} is not one of {choices}.").format(value=value, choices=either(repr(c) for c in self.choices))
+
+
 class Command(TyperCommand):
     """a command whose help is wrapped by display width and whose usage line is in the chosen language"""
 

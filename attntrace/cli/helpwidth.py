@@ -10,9 +10,13 @@ import click
 from rich.cells import cell_len
 
 _WIDE = "\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"  # CJK, Hangul, full-width forms
-_CLOSING = "，。、；：？！）」』”’》"  # what must not start a line
-# a run of spaces, or a wide character or a run of narrow ones, each with the closing punctuation after it
-_PIECES = re.compile(rf"\s+|[{_WIDE}][{_CLOSING}]*|[^\s{_WIDE}]+[{_CLOSING}]*")
+_CLOSING = "，。、；：？！）」』”’》])"  # what must not start a line
+_OPENING = "（「『“‘《【"  # what must not end one
+# a run of spaces; else a wide character, or a run of narrow ones, with the opening punctuation before it and the
+# closing punctuation after it (a narrow [ or ( before a wide character too: [必需])
+_O, _C = re.escape(_OPENING), re.escape(_CLOSING)
+_PIECES = re.compile(rf"\s+|[^\s{_WIDE}]*[\[(][{_O}]*[{_WIDE}][{_C}]*|[{_O}]+[^\s{_WIDE}]+[{_C}]*|[{_O}]*[{_WIDE}][{_C}]*"
+                     rf"|[^\s{_WIDE}]+[{_C}]*")
 
 
 def _cut(piece: str, room: int) -> tuple[str, str]:

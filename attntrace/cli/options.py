@@ -13,6 +13,7 @@ from typing import Annotated, Any, Optional, TypeVar
 import click
 import typer
 
+from attntrace.cli.clickwords import Choices
 from attntrace.cli.helptext import EXPERIMENTS, FILE, FILE_AND_W, FILE_OR_X
 from attntrace.cli.output import FORMATS, OutputOptions
 from attntrace.core.arithmetic import MAX_PRECISION
@@ -50,7 +51,7 @@ def finite_positive(value: Optional[float]) -> Optional[float]:
 
 
 def _choice(*names: str) -> click.Choice:
-    return click.Choice(names)
+    return Choices(names)
 
 
 def _format(command: str) -> Any:

@@ -8,7 +8,7 @@ import sys
 import click
 import typer
 
-from attntrace.cli.clickwords import joined, sentences, worded
+from attntrace.cli.clickwords import Choices, joined, sentences, worded
 from attntrace.cli.guard import fail
 from attntrace.cli.terminal import Environment
 from attntrace.errors import ExitStatus
@@ -51,7 +51,7 @@ def lang_option() -> click.Option:
     """--lang on every command; cli.main has already read it (before anything is written), so it is only checked here"""
     from attntrace.language import LANGUAGES
 
-    return click.Option(["--lang"], type=click.Choice(LANGUAGES), expose_value=False, help=N_(
+    return click.Option(["--lang"], type=Choices(LANGUAGES), expose_value=False, help=N_(
         "Language of what is written for a person (data is the same in both): en or zh; by default from "
         "ATTNTRACE_LANG, LC_ALL, LC_MESSAGES or LANG."))
 

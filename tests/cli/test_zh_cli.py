@@ -29,11 +29,13 @@ def flat(text: str) -> str:
 
 def helps(name: str) -> list[str]:
     """the English help of every option and argument of a command ("": the app itself), as the CLI shows them"""
+    from attntrace.cli.commands import described
     from attntrace.cli.reading import lang_option
 
     command = typer.main.get_command(build([name]) if name else build([]))
     if name:
         command = command.commands[name]  # type: ignore[attr-defined]
+    described(command)
     return [p.help for p in [*command.params, lang_option()] if getattr(p, "help", None)]
 
 
@@ -147,6 +149,14 @@ def test_wrapping_breaks_between_chinese_characters_never_before_closing_punctua
     lines = fill("一二三四，五六", 8).split("\n")
     assert lines == ["一二三", "四，五六"]
     assert wrap("甲乙\n\n\b\n  原样  保留", 20, paragraphs=True) == "甲乙\n\n  原样  保留"
+
+
+@pytest.mark.parametrize("width", range(8, 40))
+def test_wrapping_never_ends_a_line_with_an_opening_bracket(width):
+    for text in ("班级文件夹：在其中为每个学生写一个文件夹。 [必需]", "同网络的初始化（xavier）与《一文读懂自注意力机制》中的例题"):
+        lines = fill(text, width).split("\n")
+        assert not any(line.rstrip().endswith(("[", "（", "《")) for line in lines), lines
+        assert flat("".join(lines)) == flat(text)
 
 
 def test_the_pause_prompt_and_file_errors_are_in_chinese(attntrace, terminal, tmp_path):

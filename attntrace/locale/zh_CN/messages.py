@@ -136,6 +136,7 @@ MESSAGES = {
     'text': '文本',
     '[OPTIONS]': '[选项]',
     'COMMAND [ARGS]...': '命令 [参数]...',
+    '{value!r} is not one of {choices}.': '{value!r} 不是 {choices} 之一。',
     'Missing argument': '缺少参数',
     'Missing option': '缺少选项',
     'Missing parameter': '缺少参数',
