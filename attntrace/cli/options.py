@@ -67,6 +67,7 @@ def _written(option: str, help: str) -> Any:
     return Annotated[Optional[Path], typer.Option(option, dir_okay=False, show_default=False, help=help)]
 
 
+A_FILE = N_("FILE")  # the placeholder of an option naming a file (click's own for a Path: FILE, 文件)
 MASK_HELP = N_("causal, window (with --window) or none; repeat or use commas.")
 
 # each option: its type and typer's reading of it, and its default; "name:variant" is a command's own variant of the
@@ -101,15 +102,15 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
     "colour": (Annotated[str, typer.Option("--color", click_type=_choice("auto", "always", "never"), help=N_(
         "Colour of the tables: auto (in a terminal, without NO_COLOR), always (the coloured tables through a pipe or "
         "into a file too), never. The other formats (plain, markdown, csv, json) never have colour."))], "auto"),
-    "x": (Annotated[Optional[str], typer.Option("--x", show_default=False, help=N_(
+    "x": (Annotated[Optional[str], typer.Option("--x", metavar=A_FILE, show_default=False, help=N_(
         "X from a .csv, .npy or .json file. Without FILE, the problem is the matrices given (a missing weight is the "
         "identity; scale true, no mask, one head)."))], None),
-    "w_q": (Annotated[Optional[str], typer.Option("--w-q", show_default=False, help=N_(
+    "w_q": (Annotated[Optional[str], typer.Option("--w-q", metavar=A_FILE, show_default=False, help=N_(
         "W_Q from a file. Without FILE and --x, it replaces the built-in example's (whose other settings stay)."))], None),
-    "w_k": (Annotated[Optional[str], typer.Option("--w-k", help=N_("W_K from a file, as --w-q."), show_default=False)],
-            None),
-    "w_v": (Annotated[Optional[str], typer.Option("--w-v", help=N_("W_V from a file, as --w-q."), show_default=False)],
-            None),
+    "w_k": (Annotated[Optional[str], typer.Option("--w-k", metavar=A_FILE, help=N_("W_K from a file, as --w-q."),
+                                                  show_default=False)], None),
+    "w_v": (Annotated[Optional[str], typer.Option("--w-v", metavar=A_FILE, help=N_("W_V from a file, as --w-q."),
+                                                  show_default=False)], None),
     "export_svg": (Annotated[Optional[Path], typer.Option("--export-svg", dir_okay=False, show_default=False, help=N_(
         "Also write the coloured tables as an SVG picture."))], None),
     "export_html": (Annotated[Optional[Path], typer.Option("--export-html", dir_okay=False, show_default=False, help=N_(
@@ -178,7 +179,7 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
         "Answer sheets: JSON in the --format json layout (any subset, or one input's), a directory of q.csv ... "
         "output.csv, a filled-in worksheet (.md or .txt), or a directory of sheets. A path holding a problem (JSON "
         "with x, or a CSV directory with x.csv) is the problem."))], ...),
-    "problem": (Annotated[Optional[str], typer.Option("--problem", show_default=False, help=N_(
+    "problem": (Annotated[Optional[str], typer.Option("--problem", metavar=A_FILE, show_default=False, help=N_(
         "The problem every sheet answers. Default: a problem among PATHS, else the problem.json beside each sheet, "
         "else the built-in example."))], None),
     "precision:check": (Annotated[Optional[int], typer.Option("--precision", "-p", min=0, max=12, show_default=False,
