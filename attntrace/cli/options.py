@@ -55,8 +55,8 @@ def _choice(*names: str) -> click.Choice:
 
 
 def _format(command: str) -> Any:
-    return Annotated[Optional[str], typer.Option("--format", "-f", click_type=_choice(*FORMATS[command]),
-                                                 help=N_("table in a terminal, plain otherwise."), show_default=False)]
+    return Annotated[Optional[str], typer.Option("--format", "-f", click_type=_choice(*FORMATS[command]), help=N_(
+        "table in a terminal or with --color always, plain otherwise."), show_default=False)]
 
 
 def _tolerance(option: str, help: str) -> Any:

@@ -213,7 +213,7 @@ MESSAGES = {
     '{value} must be a positive, finite number': '{value} 必须是有限的正数',
     '{value} must be a finite number': '{value} 必须是有限数',
     '{value} must be a finite number above 0': '{value} 必须是大于 0 的有限数',
-    'table in a terminal, plain otherwise.': '终端中默认 table，否则默认 plain。',
+    'table in a terminal or with --color always, plain otherwise.': '在终端中或给出 --color always 时默认 table，否则默认 plain。',
     'FILE': '文件',
     'causal, window (with --window) or none; repeat or use commas.': 'causal、window（配合 --window）或 none；可重复给出或用逗号分隔。',
     'Decimals shown.': '显示的位小数。',
