@@ -83,7 +83,7 @@ def test_a_bad_attntrace_lang_is_a_usage_error(attntrace):
 
 def test_click_speaks_chinese(attntrace):
     r = attntrace("run", "--lang", "zh", "-h")
-    assert r.out.startswith("用法： attntrace run")
+    assert r.out.startswith("用法：attntrace run")
     assert attntrace("run", "-h", env={"ATTNTRACE_LANG": "", "LANG": "zh_CN.UTF-8"}).out.startswith("用法：")
 
 

@@ -15,8 +15,7 @@ JSON CSV SVG HTML ASCII UTF-8 NumPy npz npy json csv md txt svg html markdown pl
 causal window padding scale mask heads kv_heads true false null MB GB KB TB BERT GPT Llama Qwen Mistral Gemma MiniLM
 Hugging Face transformers tokenizer hf zh en Enter Tab Backspace Esc Ctrl PowerShell Get-Content Set-Content utf8
 Encoding Unicode UNK CLS SEP NaN Infinity inf nan ID id ids FILE MODEL SENTENCE NAME SHEET PROBLEM ROSTER DIR PATH
-OPTIONS COMMAND ARGS Gradescope TEXT INTEGER FLOAT LANG LC_ALL LC_MESSAGES ATTNTRACE_LANG ATTNTRACE_ASCII NO_COLOR
-ATTNTRACE_MAX_MB COLUMNS""".split())
+PATHS Gradescope LANG LC_ALL LC_MESSAGES ATTNTRACE_LANG ATTNTRACE_ASCII NO_COLOR ATTNTRACE_MAX_MB COLUMNS""".split())
 # the values options take and problem files spell, shown as they are typed
 KEPT |= set("""auto always never dark light integers normal xavier kaiming symmetric permute similarity temperature
 scores scaled weights output final none half interleaved linear llama3 wordpiece""".split())
@@ -85,9 +84,53 @@ def test_no_english_sentence_in_chinese(attntrace, tmp_path, args):
     assert english_sentences(r.out + r.err, kept) == []
 
 
-@pytest.mark.parametrize("command", ["", "run", "step", "explain", "experiment", "validate", "schema", "new", "check",
-                                     "worksheet", "assign", "bert", "model", "explore"])
+@pytest.mark.parametrize("command", ["", "run", "step", "explain", "flash", "experiment", "validate", "schema", "new",
+                                     "check", "worksheet", "assign", "bert", "model", "explore", "decode"])
 def test_no_english_sentence_in_chinese_help(attntrace, command):
     r = attntrace(*([command] if command else []), "--help", "--lang", "zh")
     assert r.code == 0
     assert english_sentences(r.out, KEPT | {"Example", "Examples"}) == []
+    placeholders = re.findall(r"(?<![\w-])(?:OPTIONS|COMMAND|ARGS|TEXT|INTEGER|FLOAT|RANGE|BOOLEAN)(?![\w-])", r.out)
+    assert placeholders == [] and "[required]" not in r.out and "default:" not in r.out
+    assert not re.search(r"^\S.*[^：]$", r.out.splitlines()[0]) or r.out.startswith("用法：attntrace")
+    headings = [line for line in r.out.splitlines() if re.fullmatch(r"\S+[:：]", line)]
+    assert all(heading.endswith("：") for heading in headings), headings  # 参数：, 选项：, 命令：
+
+
+def punctuation_slips(text: str) -> list[str]:
+    """the lines whose Chinese sentences end or join with ASCII marks, or with two marks in a row"""
+    slips = []
+    for line in text.splitlines():
+        if (re.search(r"[\u4e00-\u9fff）》”][.,;:?!](\s|$)", line) or re.search(r"[。？！，；：][.。？！?!]", line)
+                or re.search(r"'[.?!;](\s|$|[\u4e00-\u9fff])", line) or re.search(r"[。？！] [\u4e00-\u9fff]", line)):
+            slips.append(line)
+    return slips
+
+
+# click's own usage errors: a missing argument, a bad type, an unknown option with a suggestion, an unknown command
+USAGE_ERRORS = [["check"], ["step", "--input", "x2"], ["run", "--precision", "x"], ["check", "a.json", "--rtol", "x"],
+                ["run", "--colr"], ["run", "--pading"], ["class"], ["runn"], ["run", "-p", "99"], ["run", "a", "b"],
+                ["step"], ["run", "--format", "xml"], ["new", "--tokens", "0"], ["assign", "r.txt"]]
+
+
+@pytest.mark.parametrize("args", USAGE_ERRORS, ids=" ".join)
+def test_click_s_own_usage_errors_are_chinese_sentences(attntrace, args):
+    r = attntrace(*args, "--lang", "zh")
+    assert r.code == 2 and r.out == "" and r.err.count("\n") == 1 and r.err.startswith("attntrace: ")
+    said = r.err.removeprefix("attntrace: ")
+    assert english_sentences(re.sub(r"'[^']*'", " ", said), KEPT) == [], said  # 'xml', 'runn': as typed, or names
+    assert not re.search(r"\b(integer|float|text|Did you mean|Missing|No such|Try|Invalid)\b", said), said
+    assert punctuation_slips(said) == [], said
+    assert said.rstrip("\n").endswith("运行“attntrace" + (f" {args[0]}" if args[0] in ("run", "step", "check", "new",
+                                                                                   "assign") else "") + " --help”查看帮助。")
+    assert said.count("？") <= 1 and "？。" not in said and "。。" not in said
+
+
+def test_a_non_ascii_character_in_json_is_named_in_chinese(attntrace, tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text('{"x": [[1，2]]}', encoding="utf-8")
+    r = attntrace("run", path, "--lang", "zh")
+    assert r.code == 1 and "U+FF0C（全角逗号）" in r.err and "fullwidth" not in r.err
+    assert "U+FF0C (fullwidth comma)" in attntrace("run", path).err  # Unicode's own name, in English
+    path.write_text('{"x": [[1, 2]]\u00a0}', encoding="utf-8")
+    assert "U+00A0（不换行空格）" in attntrace("run", path, "--lang", "zh").err

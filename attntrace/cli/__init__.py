@@ -37,12 +37,13 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
     try:
         language.use(language.from_arguments(argv, os.environ))
         ascii_chosen(os.environ)  # a value it cannot read is refused before anything is done, as ATTNTRACE_LANG's
-        quick = recognise(language.without_option(argv))
+        rest = language.without_option(argv)
+        quick = recognise(rest)
         if quick is not None:  # run or step, read without typer
             return quick(env)
         from attntrace.cli.reading import read
 
-        return read(argv, env)
+        return read(argv if rest else [], env)  # --lang alone is bare `attntrace` in that language: its help
     except EXPECTED as e:
         return failure(env, e)
 

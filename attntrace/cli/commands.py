@@ -12,6 +12,7 @@ import typer
 
 from attntrace import __version__
 from attntrace.cli import tracing
+from attntrace.cli.clickwords import Command, Group
 from attntrace.cli.helptext import COMMANDS, HELP
 from attntrace.cli.options import (
     EXPORTS,
@@ -85,7 +86,7 @@ def _traced(g: Given, query: Optional[int] = None, explain: bool = False) -> Non
         tracing.step(_env(), g.file, query, g.opts(), g.matrices(), g.settings(), g.carry_rounding, explain)
 
 
-@takes("file", *TRACED)
+@takes("file:x", *TRACED)
 def run(**given: Any) -> None:
     _traced(Given(given))
 
@@ -102,20 +103,20 @@ def explained(g: Given) -> None:
                                  param_hint="'--input'")
 
 
-@takes("file", "input_", *TRACED, "explain")
+@takes("file:x", "input_", *TRACED, "explain")
 def step(**given: Any) -> None:
     g = Given(given)
     explained(g)
     _traced(g, g.input_, g.explain)
 
 
-@takes("file", "input_", "fmt:explain", *TRACED[1:])
+@takes("file:x", "input_", "fmt:explain", *TRACED[1:])
 def explain(**given: Any) -> None:
     g = Given(given)
     _traced(g, g.input_, explain=True)
 
 
-@takes("file", "block", "input_:flash", "fmt", "precision", "output", "colour", "ascii_", *PROBLEM, *MATRICES,
+@takes("file:x", "block", "input_:flash", "fmt", "precision", "output", "colour", "ascii_", *PROBLEM, *MATRICES,
        "explain")
 def flash(**given: Any) -> None:
     from attntrace.cli.flashing import flash as online
@@ -275,7 +276,7 @@ def model(**given: Any) -> None:
         raise typer.Exit(code)
 
 
-@takes("file", "input_:explore", "precision", "carry_rounding", *PROBLEM, *MATRICES, "ascii_")
+@takes("file:x", "input_:explore", "precision", "carry_rounding", *PROBLEM, *MATRICES, "ascii_")
 def explore(**given: Any) -> None:
     from attntrace.files.problemfile import origin
 
@@ -300,14 +301,26 @@ def decode(**given: Any) -> None:
     decoding(_env(), g.file, g.window, g.sinks, g.input_, g.opts(), g.explain)
 
 
+def described(command: click.Command) -> None:
+    """each argument of the command with the help its declaration gives it (typer 0.25 sets it before click 8.5's
+    Argument, which takes a help of its own, sets it back to None)"""
+    function = globals().get(command.name or "")
+    signature = getattr(function, "__signature__", None)
+    for param in command.params:
+        if isinstance(param, click.Argument) and getattr(param, "help", None) is None and signature is not None:
+            declared = signature.parameters.get(param.name or "")
+            info = getattr(getattr(declared, "annotation", None), "__metadata__", [None])[0]
+            param.help = getattr(info, "help", None)  # type: ignore[attr-defined]
+
+
 def build(names: Sequence[str] | None = None) -> typer.Typer:
     """the app with the named commands (default: all); typer inspects every command's signature when it starts"""
     commands = globals()
-    built = typer.Typer(**SETTINGS)
+    built = typer.Typer(cls=Group, **SETTINGS)
     built.callback()(_main)
     for name, (short, epilog) in COMMANDS.items():
         if names is None or name in names:
-            built.command(name=name, help=HELP[name], short_help=short, epilog=epilog)(commands[name])
+            built.command(name=name, help=HELP[name], short_help=short, epilog=epilog, cls=Command)(commands[name])
     return built
 
 

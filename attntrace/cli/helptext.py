@@ -3,35 +3,36 @@ its ending, each paragraph marked for the catalogue on its own (the command line
 
 from attntrace.language import N_
 
-# the paragraphs help ends with: each marked for the catalogue on its own (the CLI looks each up)
-FILE_OR_X = N_("FILE is a problem: a .json file (or a trace written by --format json), a directory of CSV files (x.csv, "
+# what each argument is (the help of FILE and NAME in their commands' lists of arguments)
+FILE_OR_X = N_("A problem: a .json file (or a trace written by --format json), a directory of CSV files (x.csv, "
                "w_q.csv, ...), an .npz, or - for JSON on stdin. Without it, the matrices given with --x, else the "
                'built-in worked example of the article "8 steps to self-attention".')
-FILE = N_("FILE is a problem: a .json file (or a trace written by --format json), a directory of CSV files (x.csv, "
+FILE = N_("A problem: a .json file (or a trace written by --format json), a directory of CSV files (x.csv, "
           "w_q.csv, ...), an .npz, or - for JSON on stdin. Without it, the built-in worked example of the article "
           '"8 steps to self-attention".')
-FILE_AND_W = N_("FILE is a problem: a .json file (or a trace written by --format json), a directory of CSV files (x.csv, "
+FILE_AND_W = N_("A problem: a .json file (or a trace written by --format json), a directory of CSV files (x.csv, "
                 "w_q.csv, ...), an .npz, or - for JSON on stdin. Without it, the matrices given with --x (and --w-q, "
                 "--w-k, --w-v).")
-EXPERIMENTS = N_("NAME is one of: symmetric (W_K used for queries too: every score matrix is symmetric), permute "
+EXPERIMENTS = N_("One of four experiments: symmetric (W_K used for queries too: every score matrix is symmetric), permute "
                  "(reordered inputs give the same outputs, reordered: no position information), similarity (cosine "
                  "similarity of the tokens' Q, K, V and outputs), temperature (softmax with and without the sqrt(d_k) "
                  "scaling).")
 
-# each command: its line in `attntrace --help`, and what its own --help ends with
+# each command: its line in `attntrace --help`, and what its own --help ends with (each paragraph marked for the
+# catalogue on its own: the command line looks each up)
 COMMANDS: dict[str, tuple[str, str]] = {
     'run': (N_("The eight steps for every input."),
-            f"{FILE_OR_X}\n\n" + N_("Example: attntrace run samples/causal.json --precision 2 > answers.txt")),
+            N_("Example: attntrace run samples/causal.json --precision 2 > answers.txt")),
     'step': (N_("Steps 4 to 7 for one input."),
-             f"{FILE_OR_X}\n\n" + N_("Example: attntrace step samples/scaled.json --input 2")),
+             N_("Example: attntrace step samples/scaled.json --input 2")),
     'explain': (N_("Every cell's arithmetic for one input."),
-                f"{FILE_OR_X}\n\n" + N_("Example: attntrace explain --input 1")),
+                N_("Example: attntrace explain --input 1")),
     'flash': (N_("The softmax a block of keys at a time, as FlashAttention runs it."),
-              f"{FILE_OR_X}\n\n" + N_("Example: attntrace flash samples/causal.json --block 2 --input 3")),
+              N_("Example: attntrace flash samples/causal.json --block 2 --input 3")),
     'experiment': (N_("Run one of four experiments on a problem."),
-                   f"{EXPERIMENTS}\n\n{FILE}\n\n" + N_("Example: attntrace experiment symmetric samples/scaled.json")),
+                   N_("Example: attntrace experiment symmetric samples/scaled.json")),
     'validate': (N_("Check a problem and print its shapes."),
-                 f"{FILE_AND_W}\n\n" + N_("Example: attntrace validate samples/two_heads.json")),
+                 N_("Example: attntrace validate samples/two_heads.json")),
     'schema': (N_("Print the JSON Schema of a problem file."), N_("Example: attntrace schema > attntrace.schema.json")),
     'new': (N_("Write a problem with random weights."),
             N_("Example: attntrace new --tokens 3 --d-model 4 --d-k 4 --d-v 4 --seed 1 -o homework.json")),
@@ -39,23 +40,21 @@ COMMANDS: dict[str, tuple[str, str]] = {
               N_("Examples: attntrace check answers.json samples/scaled.json --gradescope results.json") + "\n\n"
               "attntrace check class/ --problem problem.json --gradebook grades.csv"),
     'worksheet': (N_("An exercise with a blank table for each step."),
-                  f"{FILE}\n\n" + N_("Example: attntrace worksheet samples/scaled.json --input 2 --precision 2 --key")),
+                  N_("Example: attntrace worksheet samples/scaled.json --input 2 --precision 2 --key")),
     'assign': (N_("A different problem, worksheet and key per student."),
                N_("Example: attntrace assign roster.txt --seed 7 --heads 2 --mask causal -o class")),
     'bert': (N_("Trace one head of a real BERT model."),
              N_('Example: attntrace bert "The animal didn\'t cross the street because it was too tired" --layer 5 '
                 '--head 3 --who')),
     'model': (N_("Trace one head of a local Hugging Face model."),
-              N_("MODEL is a directory (config.json, model.safetensors or its shards, tokenizer.json) or the id of a "
-                 "model already in the local Hugging Face cache or in an installed package; nothing is downloaded.")
-              + "\n\n" + N_('Example: attntrace model Qwen/Qwen2-0.5B "The animal didn\'t cross the street because it '
-                             'was too tired" --layer 12 --head 3')),
+              N_('Example: attntrace model Qwen/Qwen2-0.5B "The animal didn\'t cross the street because it was too '
+                 'tired" --layer 12 --head 3')),
     'explore': (N_("Step through a trace interactively and edit it."),
-                f"{FILE_OR_X}\n\n" + N_("Keys: arrows or n/p step, up/down or 1-9 pick the input, Tab and Enter show a "
-                                        "cell's arithmetic, e edits, u undoes, ? lists every key, q quits.") + "\n\n"
+                N_("Keys: arrows or n/p step, up/down or 1-9 pick the input, Tab and Enter show a cell's arithmetic, e "
+                   "edits, u undoes, ? lists every key, q quits.") + "\n\n"
                 + N_("Example: attntrace explore samples/scaled.json --input 2")),
     'decode': (N_("Generate token by token against a KV cache."),
-               f"{FILE}\n\n" + N_("Example: attntrace decode samples/causal.json --window 2 --sinks 1")),
+               N_("Example: attntrace decode samples/causal.json --window 2 --sinks 1")),
 }
 
 # each command's own --help starts with (paragraphs looked up one by one, as the epilogs')
@@ -77,7 +76,7 @@ HELP = {
               + N_("The keys go apart, in the class folder's keys/ folder; a file already there (a worksheet filled in) "
                    "is never replaced: a second run writes only what is missing, such as a new student's folder."),
     'bert': N_("Trace one head of a real BERT-family model on a sentence (numpy only; no torch, no network)."),
-    'model': N_("Trace one head of a local Hugging Face model (BERT, GPT-2, Llama, Qwen2 or Mistral) on a sentence, "
+    'model': N_("Trace one head of a local Hugging Face model (BERT, GPT-2, Llama, Qwen2, Mistral or Gemma 2) on a sentence, "
                 "in numpy (no torch, no network)."),
     'explore': N_("Step through a trace in the terminal: go back, follow an input, see a cell's arithmetic, edit a "
                   "number."),

@@ -10,9 +10,13 @@ import click
 from rich.cells import cell_len
 
 _WIDE = "\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef"  # CJK, Hangul, full-width forms
-_CLOSING = "，。、；：？！）」』”’》"  # what must not start a line
-# a run of spaces, or a wide character or a run of narrow ones, each with the closing punctuation after it
-_PIECES = re.compile(rf"\s+|[{_WIDE}][{_CLOSING}]*|[^\s{_WIDE}]+[{_CLOSING}]*")
+_CLOSING = "，。、；：？！）」』”’》])"  # what must not start a line
+_OPENING = "（「『“‘《【"  # what must not end one
+# a run of spaces; else a wide character, or a run of narrow ones, with the opening punctuation before it and the
+# closing punctuation after it (a narrow [ or ( before a wide character too: [必需])
+_O, _C = re.escape(_OPENING), re.escape(_CLOSING)
+_PIECES = re.compile(rf"\s+|[^\s{_WIDE}]*[\[(][{_O}]*[{_WIDE}][{_C}]*|[{_O}]+[^\s{_WIDE}]+[{_C}]*|[{_O}]*[{_WIDE}][{_C}]*"
+                     rf"|[^\s{_WIDE}]+[{_C}]*")
 
 
 def _cut(piece: str, room: int) -> tuple[str, str]:
@@ -70,6 +74,14 @@ def wrap(text: str, width: int, first: str = "", rest: str = "", paragraphs: boo
     return "\n\n".join(out)
 
 
+_EXTRA = re.compile(r"\[([^\[\]]*[\u4e00-\u9fff][^\[\]]*)\]$")  # what click adds after an option's help: [默认：4; 0<=x<=17]
+
+
+def _full_width(extra: re.Match[str]) -> str:
+    """click's [default: 4; 0<=x<=17] in Chinese, its pieces apart with a full-width semicolon"""
+    return f"[{extra.group(1).replace('; ', '；')}]"
+
+
 def _wide(*texts: str | None) -> bool:
     """whether any of texts holds a character two columns wide"""
     return any(cell_len(char) > 1 for text in texts if text for char in text)
@@ -83,7 +95,8 @@ class HelpFormatter(click.HelpFormatter):
         if prefix is None:
             from gettext import gettext
 
-            prefix = f"{gettext('Usage:')} "
+            prefix = gettext("Usage:")
+            prefix += "" if prefix.endswith("：") else " "  # a full-width colon has its space in it
         if not _wide(prog, args, prefix):
             return super().write_usage(prog, args, prefix)
         usage_prefix = f"{prefix:>{self.current_indent}}{prog} "
@@ -98,6 +111,12 @@ class HelpFormatter(click.HelpFormatter):
             self.write(usage_prefix + "\n" + wrap(args, text_width, indent, indent))
         self.write("\n")
 
+    def write_heading(self, heading: str) -> None:
+        """a section's heading, with a full-width colon after Chinese"""
+        if not _wide(heading):
+            return super().write_heading(heading)
+        self.write(f"{'':>{self.current_indent}}{heading}：\n")
+
     def write_text(self, text: str) -> None:
         if not _wide(text):
             return super().write_text(text)
@@ -108,6 +127,7 @@ class HelpFormatter(click.HelpFormatter):
         rows = list(rows)
         if not _wide(*(text for row in rows for text in row)):
             return super().write_dl(rows, col_max, col_spacing)
+        rows = [(first, _EXTRA.sub(_full_width, second)) for first, second in rows]
         first_col = min(max((cell_len(first) for first, _ in rows), default=0), col_max) + col_spacing
         for first, second in rows:
             self.write(f"{'':>{self.current_indent}}{first}")

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Optional, TypeVar
 import click
 import typer
 
+from attntrace.cli.clickwords import Choices
+from attntrace.cli.helptext import EXPERIMENTS, FILE, FILE_AND_W, FILE_OR_X
 from attntrace.cli.output import FORMATS, OutputOptions
 from attntrace.core.arithmetic import MAX_PRECISION
 from attntrace.language import N_, _
@@ -49,12 +51,12 @@ def finite_positive(value: Optional[float]) -> Optional[float]:
 
 
 def _choice(*names: str) -> click.Choice:
-    return click.Choice(names)
+    return Choices(names)
 
 
 def _format(command: str) -> Any:
-    return Annotated[Optional[str], typer.Option("--format", "-f", click_type=_choice(*FORMATS[command]),
-                                                 help=N_("table in a terminal, plain otherwise."), show_default=False)]
+    return Annotated[Optional[str], typer.Option("--format", "-f", click_type=_choice(*FORMATS[command]), help=N_(
+        "table in a terminal or with --color always, plain otherwise."), show_default=False)]
 
 
 def _tolerance(option: str, help: str) -> Any:
@@ -65,14 +67,14 @@ def _written(option: str, help: str) -> Any:
     return Annotated[Optional[Path], typer.Option(option, dir_okay=False, show_default=False, help=help)]
 
 
-FILE_HELP = N_("Problem: a .json file (or the JSON of a trace, --format json), a directory of CSV files, an .npz, or - "
-               "for JSON on stdin. Without it: the matrices given with --x, else the built-in worked example.")
+A_FILE = N_("FILE")  # the placeholder of an option naming a file (click's own for a Path: FILE, 文件)
 MASK_HELP = N_("causal, window (with --window) or none; repeat or use commas.")
 
 # each option: its type and typer's reading of it, and its default; "name:variant" is a command's own variant of the
 # option name (the keyword argument the command is given)
 OPTIONS: dict[str, tuple[Any, Any]] = {
-    "file": (Annotated[Optional[str], typer.Argument(help=FILE_HELP, show_default=False)], None),
+    "file": (Annotated[Optional[str], typer.Argument(help=FILE, show_default=False)], None),  # without --x
+    "file:x": (Annotated[Optional[str], typer.Argument(help=FILE_OR_X, show_default=False)], None),  # with --x
     "fmt": (_format("run"), None),
     "fmt:explain": (_format("explain"), None),
     "fmt:experiment": (_format("experiment"), None),
@@ -83,6 +85,8 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
         "Wait for Enter after each step (terminal only)."))], False),
     "scale": (Annotated[Optional[bool], typer.Option("--scale/--no-scale", show_default=False, help=N_(
         "Divide the scores by sqrt(d_k), or not. Default: the file's."))], None),
+    "scale:model": (Annotated[Optional[bool], typer.Option("--scale/--no-scale", show_default=False, help=N_(
+        "Divide the scores by sqrt(d_k), or not. Default: as the model does."))], None),
     "scale_by": (Annotated[Optional[float], typer.Option("--scale-by", callback=_positive, show_default=False,
                                                          help=N_("Divide the scores by this number."))], None),
     "mask": (Annotated[Optional[list[str]], typer.Option("--mask", show_default=False, help=N_(
@@ -96,16 +100,17 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
     "output": (Annotated[Optional[Path], typer.Option("--output", "-o", dir_okay=False, show_default=False, help=N_(
         "Write to this file (UTF-8, LF) instead of stdout."))], None),
     "colour": (Annotated[str, typer.Option("--color", click_type=_choice("auto", "always", "never"), help=N_(
-        "Colour: auto (terminal without NO_COLOR), always, never."))], "auto"),
-    "x": (Annotated[Optional[str], typer.Option("--x", show_default=False, help=N_(
+        "Colour of the tables: auto (in a terminal, without NO_COLOR), always (the coloured tables through a pipe or "
+        "into a file too), never. The other formats (plain, markdown, csv, json) never have colour."))], "auto"),
+    "x": (Annotated[Optional[str], typer.Option("--x", metavar=A_FILE, show_default=False, help=N_(
         "X from a .csv, .npy or .json file. Without FILE, the problem is the matrices given (a missing weight is the "
         "identity; scale true, no mask, one head)."))], None),
-    "w_q": (Annotated[Optional[str], typer.Option("--w-q", show_default=False, help=N_(
+    "w_q": (Annotated[Optional[str], typer.Option("--w-q", metavar=A_FILE, show_default=False, help=N_(
         "W_Q from a file. Without FILE and --x, it replaces the built-in example's (whose other settings stay)."))], None),
-    "w_k": (Annotated[Optional[str], typer.Option("--w-k", help=N_("W_K from a file, as --w-q."), show_default=False)],
-            None),
-    "w_v": (Annotated[Optional[str], typer.Option("--w-v", help=N_("W_V from a file, as --w-q."), show_default=False)],
-            None),
+    "w_k": (Annotated[Optional[str], typer.Option("--w-k", metavar=A_FILE, help=N_("W_K from a file, as --w-q."),
+                                                  show_default=False)], None),
+    "w_v": (Annotated[Optional[str], typer.Option("--w-v", metavar=A_FILE, help=N_("W_V from a file, as --w-q."),
+                                                  show_default=False)], None),
     "export_svg": (Annotated[Optional[Path], typer.Option("--export-svg", dir_okay=False, show_default=False, help=N_(
         "Also write the coloured tables as an SVG picture."))], None),
     "export_html": (Annotated[Optional[Path], typer.Option("--export-html", dir_okay=False, show_default=False, help=N_(
@@ -153,10 +158,8 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
     "explore_": (Annotated[bool, typer.Option("--explore", help=N_(
         "Step through the head interactively (as attntrace explore does a problem file)."))], False),
     # each command's own
-    "name:experiment": (Annotated[str, typer.Argument(help=N_("symmetric, permute, similarity or temperature."))], ...),
-    "file:validate": (Annotated[Optional[str], typer.Argument(show_default=False, help=N_(
-        "Problem: a .json file (or a trace from --format json), a directory of CSV files, an .npz, or - for JSON on "
-        "stdin. Without it, the matrices given with --x (and --w-q, --w-k, --w-v)."))], None),
+    "name:experiment": (Annotated[str, typer.Argument(help=EXPERIMENTS)], ...),
+    "file:validate": (Annotated[Optional[str], typer.Argument(show_default=False, help=FILE_AND_W)], None),
     "seed:new": (Annotated[Optional[int], typer.Option("--seed", min=0, help=N_(
         "Random seed, for the same problem again."))], None),
     "labels": (Annotated[Optional[str], typer.Option("--labels", help=N_(
@@ -176,7 +179,7 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
         "Answer sheets: JSON in the --format json layout (any subset, or one input's), a directory of q.csv ... "
         "output.csv, a filled-in worksheet (.md or .txt), or a directory of sheets. A path holding a problem (JSON "
         "with x, or a CSV directory with x.csv) is the problem."))], ...),
-    "problem": (Annotated[Optional[str], typer.Option("--problem", show_default=False, help=N_(
+    "problem": (Annotated[Optional[str], typer.Option("--problem", metavar=A_FILE, show_default=False, help=N_(
         "The problem every sheet answers. Default: a problem among PATHS, else the problem.json beside each sheet, "
         "else the built-in example."))], None),
     "precision:check": (Annotated[Optional[int], typer.Option("--precision", "-p", min=0, max=12, show_default=False,
@@ -246,7 +249,7 @@ OPTIONS: dict[str, tuple[Any, Any]] = {
 TRACED = (*SHOWN, *PROBLEM, "output", "colour", *MATRICES, *EXPORTS)  # run's, step's and explain's, in their order
 HEAD = ("input_:token", "extract", "who", "all_heads", "float64", "explore_")  # model and bert's own, after the
 # sentence and layer/head
-HEAD_SHOWN = (*SHOWN, "scale", "scale_by", "mask:no-padding", "window", "output", "colour", *EXPORTS)
+HEAD_SHOWN = (*SHOWN, "scale:model", "scale_by", "mask:no-padding", "window", "output", "colour", *EXPORTS)
 
 F = TypeVar("F", bound=Callable[..., Any])
 

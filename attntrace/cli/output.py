@@ -51,9 +51,11 @@ class OutputOptions:
         return self.ascii or chosen is True or chosen is None and language.current() == "zh"
 
     def resolved_format(self, env: Environment) -> str:
+        """the format asked for; without one, the tables in a terminal or with --color always (colour is the table's:
+        the other formats are text for files and programs, never coloured), plain text otherwise"""
         if self.format is not None:
             return self.format
-        return "table" if env.stdout_isatty and self.output is None else "plain"
+        return "table" if self.colour == "always" or env.stdout_isatty and self.output is None else "plain"
 
 
 def show(env: Environment, document: Document, opts: OutputOptions, blank_from: int | None = None) -> None:
@@ -68,7 +70,7 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
         screens = _paged(pages, env.rows() - 1, env.columns())
         for number, (screen, more) in enumerate(screens):
             env.write(screen)
-            if number + 1 < len(screens) and not env.pause(more):
+            if number + 1 < len(screens) and not env.pause(more, style.ascii):
                 return
         return
     text: Iterable[str] | Segments

@@ -8,6 +8,7 @@ import sys
 import click
 import typer
 
+from attntrace.cli.clickwords import Choices, joined, sentences, worded
 from attntrace.cli.guard import fail
 from attntrace.cli.terminal import Environment
 from attntrace.errors import ExitStatus
@@ -16,14 +17,16 @@ from attntrace.language import N_, _
 
 def read(argv: list[str], env: Environment) -> int:
     """typer's reading of the line; click's own exits and usage errors as exit statuses"""
-    from attntrace.cli.commands import COMMANDS, app, build
+    from attntrace.cli.commands import COMMANDS, app, build, described
 
     try:
         chosen = build(argv[:1]) if argv[:1] and argv[0] in COMMANDS else app  # building one command is 15x quicker
         command = typer.main.get_command(chosen)
         for each in [command, *getattr(command, "commands", {}).values()]:
             each.params.append(lang_option())
+            described(each)
             _translate_help(each)
+            worded(each)
         code = command.main(argv, prog_name="attntrace", standalone_mode=False, obj=env)
         return int(code or 0)
     except click.exceptions.Exit as e:
@@ -39,7 +42,7 @@ def read(argv: list[str], env: Environment) -> int:
         return ExitStatus.SUCCESS
     except click.UsageError as e:
         named = " ".join(["attntrace", *argv[:1]]) if argv[:1] and argv[0] in COMMANDS else "attntrace"
-        return fail(env, with_hint(e.format_message(), e.ctx, named), e.exit_code)
+        return fail(env, with_hint(sentences(e), e.ctx, named), e.exit_code)
     except click.ClickException as e:
         return fail(env, e.format_message(), e.exit_code)
 
@@ -48,19 +51,17 @@ def lang_option() -> click.Option:
     """--lang on every command; cli.main has already read it (before anything is written), so it is only checked here"""
     from attntrace.language import LANGUAGES
 
-    return click.Option(["--lang"], type=click.Choice(LANGUAGES), expose_value=False, help=N_(
+    return click.Option(["--lang"], type=Choices(LANGUAGES), expose_value=False, help=N_(
         "Language of what is written for a person (data is the same in both): en or zh; by default from "
         "ATTNTRACE_LANG, LC_ALL, LC_MESSAGES or LANG."))
 
 
 def _translate_help(command: click.Command) -> None:
-    """the help of a command and of its options in the chosen language, wrapped by display width: each text is written
+    """the help of a command and of its options in the chosen language: each text is written
     in English (marked with N_ for the catalogue) and looked up here, when the command line is read, whatever the
     language was at import"""
-    from attntrace.cli.helpwidth import HelpContext
     from attntrace.language import current
 
-    command.context_class = HelpContext
     if current() == "en":
         return
     for name in ("help", "short_help", "epilog"):
@@ -78,20 +79,22 @@ def _paragraphs(text: str) -> str:
     return "\n\n".join(_(paragraph) for paragraph in text.split("\n\n"))
 
 
-def with_hint(message: str, ctx: click.Context | None, named: str) -> str:
-    """a usage error ending as click ends it, with where to read the help (of the command named when click's parser
-    gives no context), in one line all the same"""
+def with_hint(said: list[str], ctx: click.Context | None, named: str) -> str:
+    """a usage error's sentences, and where to read the help (of the command named when click's parser gives no
+    context), in one line"""
+    said = [_plain(sentence) for sentence in said]
     if ctx is not None:
         if ctx.command.get_help_option(ctx) is None:
-            return message
+            return joined(said)
         named = ctx.command_path
+    return _("{error} Try '{command} --help' for help.").format(error=joined(said), command=named)
+
+
+def _plain(sentence: str) -> str:
+    """click's words for a number that is not one, as a person says it"""
     for click_words, plain in CLICK_WORDS:
-        message = message.replace(click_words, plain)
-    message = message.rstrip()
-    if message.endswith((".", "。")):
-        return _("{error} Try '{command} --help' for help.").format(error=message, command=named)
-    return _("{error}. Try '{command} --help' for help.").format(error=message, command=named)
+        sentence = sentence.replace(click_words, plain)
+    return sentence
 
 
-CLICK_WORDS = (("is not a valid integer range", "is not a whole number"), ("is not a valid integer", "is not a whole number"),
-               ("is not a valid float range", "is not a number"), ("is not a valid float", "is not a number"))
+CLICK_WORDS = (("is not a valid integer", "is not a whole number"), ("is not a valid number", "is not a number"))

@@ -151,9 +151,13 @@ class Environment:
         if self.stdout is sys.stdout:
             _silence_stdout()
 
-    def pause(self, more: bool = False) -> bool:
-        """wait for a key on the terminal; False when the user asks to quit. more: the step goes on past the screen"""
-        self.stderr.write(_("── Enter: more of this step · q: quit ──") if more else _("── Enter: next step · q: quit ──"))
+    def pause(self, more: bool = False, ascii_lines: bool = False) -> bool:
+        """wait for a key on the terminal; False when the user asks to quit. more: the step goes on past the screen;
+        ascii_lines: the prompt's rules and dot in ASCII, as the tables' lines are"""
+        prompt = _("── Enter: more of this step · q: quit ──") if more else _("── Enter: next step · q: quit ──")
+        if ascii_lines:
+            prompt = prompt.replace("─", "-").replace(" · ", " | ").replace("·", " | ")
+        self.stderr.write(prompt)
         self.stderr.flush()
         key = (self.read_key or _read_key)()
         self.stderr.write("\r\033[K")

@@ -73,10 +73,10 @@ def _mistake(text: str, e: json.JSONDecodeError) -> tuple[int, str]:
         return at, _("{quote} is a curly quote; JSON puts strings and keys in straight double quotes (\")").format(
             quote=rest[0])
     if rest[:1] and not rest[0].isascii() and msg.startswith(("Expecting", "Extra data")):
-        from unicodedata import name as unicode_name
+        from attntrace.files.text import character_name
 
         return at, _("{code} ({name}) where JSON reads only ASCII between values: delete it, or write it in "
-                     "ASCII").format(code=f"U+{ord(rest[0]):04X}", name=unicode_name(rest[0], "unnamed").lower())
+                     "ASCII").format(code=f"U+{ord(rest[0]):04X}", name=character_name(rest[0]))
     python = next((word for word in ("True", "False", "None") if rest.startswith(word)), None)
     if python is not None:
         return at, _("{python} is Python; JSON writes {json}").format(

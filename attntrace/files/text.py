@@ -9,11 +9,22 @@ import sys
 from typing import TYPE_CHECKING, BinaryIO
 
 from attntrace.errors import AttntraceError
-from attntrace.language import _
+from attntrace.language import N_, _
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+# the characters an input method types where ASCII was meant, by their Unicode names (lower case): what is shown in
+# English, and the catalogue's words for them in another language
+NAMED = (N_("fullwidth comma"), N_("ideographic comma"), N_("ideographic full stop"), N_("fullwidth full stop"),
+         N_("fullwidth colon"), N_("fullwidth semicolon"), N_("fullwidth left parenthesis"),
+         N_("fullwidth right parenthesis"), N_("fullwidth left square bracket"), N_("fullwidth right square bracket"),
+         N_("fullwidth left curly bracket"), N_("fullwidth right curly bracket"), N_("left corner bracket"),
+         N_("right corner bracket"), N_("left black lenticular bracket"), N_("right black lenticular bracket"),
+         N_("fullwidth quotation mark"), N_("fullwidth apostrophe"), N_("fullwidth question mark"),
+         N_("fullwidth exclamation mark"), N_("fullwidth hyphen-minus"), N_("fullwidth plus sign"), N_("minus sign"),
+         N_("ideographic space"), N_("no-break space"), N_("zero width space"), N_("zero width no-break space"),
+         N_("middle dot"), N_("katakana middle dot"), N_("multiplication sign"), N_("horizontal ellipsis"))
 DEFAULT_MAX_MB = 64.0
 _CHUNK = 1 << 20
 
@@ -167,3 +178,22 @@ def decode(data: bytes, name: str) -> str:
 
 def read_text(path: str | Path) -> str:
     return decode(read_bytes(path), "stdin" if str(path) == "-" else str(path))
+
+
+def character_name(char: str) -> str:
+    """what a character is called in a message: Unicode's name in English ("fullwidth comma"); in another language the
+    catalogue's name for it, or for a full-width form the character it stands for, else the character itself"""
+    from unicodedata import name
+
+    from attntrace.language import current
+
+    said = name(char, "").lower()
+    if current() == "en":
+        return said or "unnamed"
+    if said in NAMED:
+        return _(said)
+    if 0xFF01 <= ord(char) <= 0xFF5E:  # the full-width forms of ASCII's characters
+        return _("full-width {character}").format(character=chr(ord(char) - 0xFEE0))
+    if char.isprintable() and not char.isspace():
+        return _("the character {character}").format(character=char)
+    return _("an invisible character")

@@ -86,6 +86,45 @@ def test_color_option_when_piped(attntrace, choice, colour):
     assert ("\x1b[" in r.out) is colour
 
 
+@pytest.mark.parametrize("command", [["run"], ["step", "-i", "2"], ["explain", "-i", "1"], ["experiment", "permute"],
+                                     ["flash", "samples/causal.json"], ["decode", "samples/causal.json"]], ids=" ".join)
+def test_color_always_colours_the_tables_through_a_pipe_with_no_format_given(attntrace, command):
+    r = attntrace(*command, "--color", "always")
+    assert r.code == 0 and "\x1b[" in r.out
+
+
+def test_color_always_colours_a_file_and_outranks_no_color(attntrace, tmp_path):
+    r = attntrace("run", "--color", "always", "-o", tmp_path / "out.txt", env={"NO_COLOR": "1"})
+    assert r.code == 0 and "\x1b[" in (tmp_path / "out.txt").read_text(encoding="utf-8")
+    assert "\x1b[" in attntrace("run", "--color", "always", env={"NO_COLOR": "1"}).out
+
+
+@pytest.mark.parametrize("fmt", ["plain", "markdown", "csv", "json"])
+def test_the_text_formats_never_have_colour_as_the_help_says(attntrace, fmt):
+    r = attntrace("run", "--format", fmt, "--color", "always")
+    assert r.code == 0 and "\x1b" not in r.out
+    said = " ".join(attntrace("run", "--help").out.split())
+    assert "The other formats (plain, markdown, csv, json) never have colour." in said
+
+
+def test_auto_colour_stays_off_through_a_pipe(attntrace):
+    r = attntrace("run")
+    assert r.code == 0 and "\x1b" not in r.out and "━" not in r.out  # plain text, as before
+
+
+@pytest.mark.parametrize("env, options, prompt", [
+    ({}, [], "── Enter: next step · q: quit ──"),
+    ({"ATTNTRACE_ASCII": "1"}, [], "-- Enter: next step | q: quit --"),
+    ({}, ["--ascii"], "-- Enter: next step | q: quit --"),
+    ({}, ["--lang", "zh"], "-- Enter：下一步 | q：退出 --"),
+    ({"ATTNTRACE_ASCII": "0"}, ["--lang", "zh"], "── Enter：下一步 · q：退出 ──"),
+], ids=["box", "ascii-variable", "ascii-option", "chinese", "chinese-box"])
+def test_the_pause_prompt_is_drawn_as_the_tables_are(attntrace, terminal, env, options, prompt):
+    terminal(keys="q")
+    r = attntrace("run", "--pause", "--color", "never", *options, env=env)
+    assert r.code == 0 and r.err.startswith(prompt)
+
+
 def test_never_colour_in_a_terminal(attntrace, terminal):
     terminal()
     assert "\x1b[" not in attntrace("run", "--color", "never").out

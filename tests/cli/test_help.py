@@ -1,6 +1,7 @@
 """Help that teaches: every command's line whole, FILE and NAME explained, -h, each option's choices, and grammar."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -121,7 +122,7 @@ def test_a_usage_error_ends_with_where_to_find_help_in_one_line(attntrace, argv,
     r = attntrace(*argv)
     hint = f"Try 'attntrace{' ' + command if command else ''} --help' for help.\n"
     assert r.code == 2 and r.out == "" and r.err.startswith("attntrace: ") and r.err.count("\n") == 1
-    assert r.err.endswith(hint) and ". Try" in r.err and ".. Try" not in r.err
+    assert r.err.endswith(hint) and (". Try" in r.err or "? Try" in r.err) and ".. Try" not in r.err
 
 
 @pytest.mark.parametrize("argv", [["step"], ["step", "-i"], ["run", "-p", "18"], ["run", "-f"], ["run", "a", "b"],
@@ -144,3 +145,100 @@ def test_help_speaks_of_articles_by_their_titles(attntrace, command):
 
 def test_the_schema_speaks_of_no_seed_article(attntrace):
     assert "seed article" not in attntrace("schema").out
+
+
+def _arguments(out: str) -> list[str]:
+    """the rows of a help's list of arguments, each joined with the lines its description goes on over"""
+    section = re.split(r"\n(?:Arguments:|参数：)\n", out)[1].split("\n\n")[0]
+    rows: list[str] = []
+    for line in section.splitlines():
+        if re.match(r"  \S", line):
+            rows.append(line.strip())
+        else:
+            rows[-1] += " " + line.strip()
+    return rows
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_argument_is_described(attntrace, command, lang):
+    r = attntrace(command, "--help", "--lang", lang)
+    usage = r.out.splitlines()[0]
+    named = [word for word in re.findall(r"\[?([A-Z]+)(?:\.\.\.)?\]?", usage.split(command, 1)[1]) if word != "OPTIONS"]
+    if not named:
+        assert "Arguments" not in r.out and "参数：" not in r.out
+        return
+    rows = _arguments(r.out)
+    assert [re.match(r"\[?([A-Z]+)", row)[1] for row in rows] == named  # every argument of the usage line, in order
+    for row in rows:
+        words = re.sub(r"^\S+\s*|\[(required|必需)\]", "", row)
+        assert len(words.split()) >= 5 if lang == "en" else len(words.strip()) >= 8, row
+
+
+@pytest.mark.parametrize("command", ["bert", "model"])
+def test_a_model_s_scale_defaults_to_the_model_s_not_a_file_s(attntrace, command):
+    out = " ".join(attntrace(command, "--help").out.split())
+    assert "Default: the file's" not in out and "Divide the scores by sqrt(d_k), or not. Default: as the model does." in out
+    zh = "".join(attntrace(command, "--help", "--lang", "zh").out.split())
+    assert "按文件" not in zh and "按模型本身的做法" in zh
+    assert "Default: the file's" in " ".join(attntrace("run", "--help").out.split())  # a problem file's, for run
+
+
+SHOWN_FAMILIES = {"bert": "BERT", "gpt2": "GPT-2", "llama": "Llama", "qwen2": "Qwen2", "mistral": "Mistral",
+                  "gemma2": "Gemma 2"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_model_help_names_every_family_it_reads(attntrace, lang):
+    from attntrace.checkpoints.families import FAMILIES
+
+    assert set(FAMILIES) == set(SHOWN_FAMILIES)  # a family added is named here, and so in the help
+    out = " ".join(attntrace("model", "--help", "--lang", lang).out.split())
+    assert all(name in out for name in SHOWN_FAMILIES.values()), out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("form", [["--lang", "{lang}"], ["--lang={lang}"]], ids=["apart", "joined"])
+def test_lang_alone_prints_the_help_as_bare_attntrace_does(attntrace, lang, form):
+    r = attntrace(*[word.format(lang=lang) for word in form])
+    bare = attntrace(env={"ATTNTRACE_LANG": lang})
+    assert (r.code, r.out, r.err) == (bare.code, bare.out, bare.err) == (0, attntrace("--help", "--lang", lang).out, "")
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "attntrace: No such command 'class'. Did you mean 'flash'? Try 'attntrace --help' for help.\n"),
+    ("zh", "attntrace: 没有命令 'class'。你是不是想输入 'flash'？运行“attntrace --help”查看帮助。\n"),
+])
+def test_an_unknown_command_is_suggested_once(attntrace, lang, said):
+    r = attntrace("class", "--lang", lang)
+    assert r.code == 2 and r.out == "" and r.err == said
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "attntrace: No such option '--colr'. Did you mean '--color' or '--scale'? Try 'attntrace run --help' for "
+           "help.\n"),
+    ("zh", "attntrace: 没有选项 '--colr'。你是不是想输入 '--color' 或 '--scale'？运行“attntrace run --help”查看帮助。\n"),
+])
+def test_an_unknown_option_is_one_sentence_and_one_suggestion(attntrace, lang, said):
+    r = attntrace("run", "--colr", "--lang", lang)
+    assert r.code == 2 and r.err == said
+
+
+@pytest.mark.parametrize("lang, said", [
+    ("en", "attntrace: Missing argument 'PATHS...'. Try 'attntrace check --help' for help.\n"),
+    ("zh", "attntrace: 缺少参数 'PATHS...'。运行“attntrace check --help”查看帮助。\n"),
+])
+def test_a_missing_argument_is_one_sentence(attntrace, lang, said):
+    r = attntrace("check", "--lang", lang)
+    assert r.code == 2 and r.err == said
+
+
+@pytest.mark.parametrize("lang, usage, placeholders", [
+    ("en", "Usage: attntrace [OPTIONS] COMMAND [ARGS]...", ["-p, --precision INTEGER", "--scale-by NUMBER"]),
+    ("zh", "用法：attntrace [选项] 命令 [参数]...", ["-p, --precision 整数", "--scale-by 数字", "--mask 文本"]),
+])
+def test_the_usage_line_and_placeholders_are_in_the_language(attntrace, lang, usage, placeholders):
+    assert attntrace("--help", "--lang", lang).out.startswith(usage + "\n")
+    out = attntrace("run", "--help", "--lang", lang).out
+    assert all(placeholder in out for placeholder in placeholders)
+    assert "RANGE" not in out and "FLOAT" not in out

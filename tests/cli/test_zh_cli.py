@@ -29,11 +29,13 @@ def flat(text: str) -> str:
 
 def helps(name: str) -> list[str]:
     """the English help of every option and argument of a command ("": the app itself), as the CLI shows them"""
+    from attntrace.cli.commands import described
     from attntrace.cli.reading import lang_option
 
     command = typer.main.get_command(build([name]) if name else build([]))
     if name:
         command = command.commands[name]  # type: ignore[attr-defined]
+    described(command)
     return [p.help for p in [*command.params, lang_option()] if getattr(p, "help", None)]
 
 
@@ -57,7 +59,7 @@ def test_the_list_of_commands_and_the_epilogs_are_in_chinese(attntrace):
     assert "对每个输入走完 8 个步骤。" in top.out and "追踪本地 Hugging Face 模型的一个头。" in top.out
     run = attntrace("run", "--help", "--lang", "zh", env={"COLUMNS": "80"})
     assert "示例：attntrace run samples/causal.json --precision 2 > answers.txt" in run.out
-    assert "FILE 是题目" in run.out and "FILE is a problem" not in run.out
+    assert "  [FILE]  题目：" in run.out and "A problem" not in run.out
     check = attntrace("check", "--help", "--lang", "zh", env={"COLUMNS": "80"})
     assert "按学生的精度逐步批改答卷" in check.out and flat("退出码为 0") in flat(check.out)
 
@@ -149,10 +151,18 @@ def test_wrapping_breaks_between_chinese_characters_never_before_closing_punctua
     assert wrap("甲乙\n\n\b\n  原样  保留", 20, paragraphs=True) == "甲乙\n\n  原样  保留"
 
 
+@pytest.mark.parametrize("width", range(8, 40))
+def test_wrapping_never_ends_a_line_with_an_opening_bracket(width):
+    for text in ("班级文件夹：在其中为每个学生写一个文件夹。 [必需]", "同网络的初始化（xavier）与《一文读懂自注意力机制》中的例题"):
+        lines = fill(text, width).split("\n")
+        assert not any(line.rstrip().endswith(("[", "（", "《")) for line in lines), lines
+        assert flat("".join(lines)) == flat(text)
+
+
 def test_the_pause_prompt_and_file_errors_are_in_chinese(attntrace, terminal, tmp_path):
     terminal(keys="q")
     paused = attntrace("run", "--pause", "--lang", "zh")
-    assert paused.code == 0 and "── Enter：下一步 · q：退出 ──" in paused.err
+    assert paused.code == 0 and "-- Enter：下一步 | q：退出 --" in paused.err  # ASCII, as the tables are in Chinese
     out = tmp_path / "missing" / "x.txt"
     r = attntrace("run", "-o", out, "--lang", "zh")
     assert r.code == 1 and r.err == f"attntrace: 无法写入 {out}：文件夹 {out.parent} 不存在\n"

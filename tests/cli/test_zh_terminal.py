@@ -27,6 +27,8 @@ def test_run_pause_in_chinese_at_80_columns(terminal):
     assert "步骤 1：准备输入" in first and "步骤 2" not in first
     assert all(cell_len(line) <= 80 for line in first.splitlines())
     assert "+--" in first and "━" not in first  # ASCII lines, as Chinese terminals draw them one column wide
+    prompt = [line for line in first.splitlines() if "Enter" in line]
+    assert prompt == ["-- Enter：下一步 | q：退出 --"]  # the prompt in ASCII too, no ambiguous-width ─ or ·
     t.keys("Enter")
     t.wait(lambda: "步骤 2：初始化权重" in t.screen(), "showed step 2")
     t.keys("q")

@@ -43,7 +43,7 @@ def test_a_bad_csv_cell_is_named_in_chinese(attntrace, tmp_path):
     folder.mkdir()
     (folder / "x.csv").write_text("1,2\n3,abc\n", encoding="utf-8")
     line = _error(attntrace("run", "--lang", "zh", folder))
-    assert line == f'attntrace: {folder / "x.csv"} 第 2 行第 2 列：应为数字，实为 "abc"'
+    assert line == f'attntrace: {folder / "x.csv"} 第 2 行第 2 列：应为数字，实为 "abc"；请在这里写一个数字'
     (folder / "x.csv").write_text("1,2\n3\n", encoding="utf-8")
     line = _error(attntrace("run", "--lang", "zh", folder))
     assert line == f'attntrace: {folder / "x.csv"} 第 2 行：x 有 1 个值，而第一行有 2 个'

@@ -3,6 +3,8 @@ or written with Chinese and Japanese input methods (，、full-width digits, 。
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -93,3 +95,51 @@ def test_any_mix_of_forms_loads_or_is_one_error_of_ours(text):
         csvfile.parse(text, "fuzz.csv", "x")
     except AttntraceError as e:
         assert "\n" not in str(e)
+
+
+@pytest.mark.parametrize("text, column, cell", [("1,a\n2,0\n", 2, '"a"'), ("1,2,x3\n4,5,6\n", 3, '"x3"'),
+                                                 ("O,1\n2,0\n", 1, '"O"'), ("# weights\n1;b\n2;0\n", 2, '"b"')])
+def test_a_first_row_with_a_number_and_a_typo_is_an_error_not_a_header(attntrace, tmp_path, text, column, cell):
+    (tmp_path / "x.csv").write_text(text, encoding="utf-8")
+    line = 2 if text.startswith("#") else 1
+    r = attntrace("run", "--x", tmp_path / "x.csv", "-f", "json")
+    assert r.code == 1 and r.out == "" and r.err == (
+        f"attntrace: {tmp_path / 'x.csv'} line {line}, column {column}: expected a number, got {cell}; write a number "
+        "there (a first row holding a number is values, not column names)\n")
+    zh = attntrace("run", "--x", tmp_path / "x.csv", "-f", "json", "--lang", "zh")
+    assert zh.code == 1 and zh.err.count("\n") == 1
+    assert f"第 {line} 行第 {column} 列：应为数字，实为 {cell}；请在这里写一个数字" in zh.err
+
+
+@pytest.mark.parametrize("text", ["d1,d2\n1,2\n", "a,nan\n1,2\n", "query key\n1 2\n", "x，y\n1，2\n"])
+def test_a_first_row_with_no_number_is_still_a_header(text):
+    read, notes = csvfile.parse(text, "x.csv", "x")
+    assert read.tolist() == [[1.0, 2.0]] and any("read as a header" in note for note in notes)
+
+
+def test_a_typo_below_the_first_row_says_the_fix_without_speaking_of_headers(tmp_path):
+    from attntrace.errors import AttntraceError
+
+    with pytest.raises(AttntraceError) as e:
+        csvfile.parse("d1,d2\n1,2\n3,a\n", "x.csv", "x")
+    assert str(e.value) == 'x.csv line 3, column 2: expected a number, got "a"; write a number there'
+
+
+@pytest.mark.parametrize("text, expected", [("1，2\n2,0\n", [[1, 2], [2, 0]]), ("1, 2\n3，4\n5，6\n", [[1, 2], [3, 4], [5, 6]]),
+                                            ("1，2，3\n4,5,6\n", [[1, 2, 3], [4, 5, 6]]), ("1,2\n3, 4，\n", None)])
+def test_full_width_and_ascii_commas_mixed_are_read_with_a_note_naming_them(attntrace, tmp_path, text, expected):
+    (tmp_path / "x.csv").write_text(text, encoding="utf-8")
+    r = attntrace("run", "--x", tmp_path / "x.csv", "-f", "json")
+    if expected is None:  # a trailing separator: an empty cell, named as one
+        assert r.code == 1 and "decimal commas" not in r.err
+        return
+    assert r.code == 0 and json.loads(r.out)["config"]["n"] == len(expected), r.err
+    assert csvfile.parse(text, "x.csv", "x")[0].tolist() == expected
+    assert r.err == f"note: {tmp_path / 'x.csv'}: read full-width commas (，) as commas\n"
+    zh = attntrace("run", "--x", tmp_path / "x.csv", "-f", "json", "--lang", "zh")
+    assert zh.code == 0 and "把全角逗号（，）当作逗号" in zh.err and "小数逗号" not in zh.err
+
+
+def test_decimal_commas_between_full_width_commas_are_still_refused():
+    with pytest.raises(Exception, match="decimal commas"):
+        csvfile.parse("1,5，2,0\n3,1，4,0\n", "x.csv", "x")
