@@ -305,6 +305,8 @@ MESSAGES = {
     'layer {layer} · head {head}/{heads}': '第 {layer} 层 · 头 {head}/{heads}',
     'Who attends to whom · {name} · every head': '谁关注谁 · {name} · 所有头',
     'Who attends to whom · {name}': '谁关注谁 · {name}',
+    "These are each token's three largest weights; add --format table for every step with all its tables (a pipe or -o FILE gets them too).": '以上是每个词元最大的三个权重；加上 --format table 可看到每一步及其全部表格（管道或 -o 文件同样会得到它们）。',
+    'Add --no-special to leave {tokens} out of the lists.': '加上 --no-special 可把 {tokens} 排除在列表之外。',
     'explore needs a terminal for stdin and stdout; to print the trace instead, use {command}': 'explore 需要 stdin 和 stdout 都是终端；要改为打印追踪，请用 {command}',
     'decode generates a sequence from itself: it needs self-attention (remove source)': 'decode 由序列自身逐个生成：它需要自注意力（请删除 source）',
     'decode is causal and keeps its own window ({window}); remove mask "{mask}" from the problem': 'decode 是因果的，并用自己的窗口（{window}）；请从问题中删除掩码 "{mask}"',
