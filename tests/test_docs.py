@@ -149,3 +149,31 @@ def test_the_python_example_of_flash_and_decode_runs(capsys, monkeypatch):
     exec(code, {})
     out = capsys.readouterr().out
     assert "[1, 4, 3]" in out and "Decode step 4 of 4" in out
+
+
+def test_the_readme_s_first_commands_run(attntrace, tmp_path, monkeypatch):
+    """the table of what a newcomer types first: each line runs as it is written"""
+    shutil.copytree(ROOT / "samples", tmp_path / "samples")
+    monkeypatch.chdir(tmp_path)
+    first = TEXT[README].split("\n## First commands\n")[1].split("\n## ")[0]
+    lines = re.findall(r"^\| `(attntrace [^`]+)` \|", first, flags=re.M)
+    assert len(lines) >= 6 and "attntrace run" in lines and "attntrace explore" in lines
+    for line in lines:
+        argv = shlex.split(line)[1:]
+        r = attntrace(*argv)
+        if "explore" in argv:  # needs a terminal; here it must only parse
+            assert r.code == 1 and "needs a terminal" in r.err, line
+        else:
+            assert r.code == 0 and r.out, (line, r.err)
+
+
+def test_the_readme_leaves_the_figures_to_the_benchmarks_page():
+    """README.md is a first page: the speed figures live on the benchmarks page, every one it used to give"""
+    assert not re.search(r"\d+(\.\d+)? ?(ms|s|MiB|MB|GB)\b", TEXT[README])
+    assert "docs/developer/benchmarks.md" in TEXT[README]
+    bench = TEXT[ROOT / "docs" / "developer" / "benchmarks.md"]
+    for figure in ("114 ms", "183 ms", "111 ms", "1.16x", "167 against 145 ms", "0.50 s", "1.89 s", "0.80 s", "1.97 s",
+                   "3.26 s", "3.98 s", "0.86 s", "2.11 s", "0.90 s", "1.16 s", "1.77 s", "2.12 s", "8.6%", "15.3 ms",
+                   "18.3 ms", "22.5 ms", "2.92 s", "188 MiB", "13.46 s", "6.6 GB", "4.76 s", "17.56 s", "3.17 s",
+                   "7.47 s", "0.55x", "0.89x", "1.55x", "1.20x", "13.9 ms", "2.5 s"):
+        assert figure in bench, figure

@@ -182,9 +182,37 @@ def model_head(env: Environment, where: Callable[[], tuple[Path, str]], model_ty
     else:
         t = trace(problem, carry_rounding=carry_rounding)
         listed = who_steps(t, heading, leave_out=leave_out)
-        steps = listed if g.who else [*run_steps(t), *listed]
+        if g.who:
+            steps = listed
+        elif summary_first(env, opts):
+            specials = together(encoding.special_names) if any(encoding.special) and not leave_out else None
+            steps = with_more(listed, specials)
+        else:
+            steps = [*run_steps(t), *listed]
     show_trace(env, t, lambda: steps, opts, shown, head=g.head)
     return 0
+
+
+def summary_first(env: Environment, opts: OutputOptions) -> bool:
+    """a model's head read in a terminal, no format asked for: who attends to whom, not the thousands of lines of
+    every table; a pipe, a file, an export or a format asked for gets every step, as ever"""
+    return (env.stdout_isatty and opts.format is None and opts.output is None and opts.export_svg is None
+            and opts.export_html is None)
+
+
+def with_more(listed: list[Any], specials: str | None) -> list[Any]:
+    """the who-attends-to-whom lists, then a line saying how to get every step's tables (and, when the sentence has
+    special tokens, how to leave them out)"""
+    from dataclasses import replace
+
+    from attntrace.views.page import Note
+
+    more = [Note(""), Note(_("These are each token's three largest weights; add --format table for every step with all "
+                             "its tables (a pipe or -o FILE gets them too)."))]
+    if specials:
+        more.append(Note(_("Add --no-special to leave {tokens} out of the lists.").format(tokens=specials)))
+    *before, last = listed
+    return [*before, replace(last, items=(*last.items, *more))]
 
 
 def need_terminal(env: Environment, instead: str) -> None:

@@ -28,7 +28,9 @@ from textual.filter import LineFilter
 from textual.geometry import Region, Size
 from textual.screen import ModalScreen, Screen
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBarRender
 from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from attntrace.errors import AttntraceError, ExitStatus
@@ -48,22 +50,23 @@ KEYS = (
     ("h H", N_("next / previous head")),
     ("Tab, Shift+Tab", N_("next / previous cell")),
     (N_("Shift+arrows"), N_("move between cells; a click selects one too")),
-    ("Enter", N_("the selected cell's arithmetic, as explain writes it (again: hide it)")),
-    ("e", N_("edit the selected cell of X or a weight; every later step is recomputed")),
+    ("Enter", N_("the selected cell's arithmetic; again hides it")),
+    ("e", N_("edit a cell of X or a weight; later steps are recomputed")),
     ("u", N_("undo the last change (an edit, s or m)")),
     ("s", N_("scaling on / off")),
-    ("m", N_("the next masks: none, causal, window, padding, the problem's own")),
+    ("m", N_("next mask: none, causal, window, padding, the problem's own")),
     ("+ -", N_("more / fewer decimals")),
-    ("t", N_("the softmax of the followed input at a temperature T; [ and ] change T")),
-    ("f, b B", N_("FlashAttention's online softmax of the followed input, a block of keys at a time; b and B change "
-                  "the block")),
-    ("d", N_("the decode step of the followed input, against the KV cache")),
+    ("t", N_("softmax at a temperature T; [ and ] change T")),
+    ("f, b B", N_("FlashAttention's online softmax; b and B change the block")),
+    ("d", N_("the decode step of the followed input, with its KV cache")),
     ("x", N_("save the screen as an SVG picture")),
     ("w", N_("write the problem, as edited, to a file")),
     ("PgUp PgDn", N_("scroll the step")),
     ("Esc", N_("close the side panel")),
     ("q", N_("quit; Ctrl-C ends with exit status 130")),
-)
+)  # each a row of the key list, which fits a screen of 80 x 24 whole
+ASCII_KEYS = {"→ ← (n p)": N_("Right Left, n p"), "↓ ↑, 1-9": N_("Down Up, 1-9")}  # the arrows are two columns
+# wide in many Chinese terminals: with ASCII lines, the keys are named in words
 Action = Callable[[Session], str | None]  # what a key does to a session, and what it says
 STEPS_WIDTH = 24  # the list of steps on the left
 SIDE_WIDTH = 52  # the side panel, when open beside the main pane
@@ -95,7 +98,14 @@ class Explorer(App[None]):
     #dialog {{ width: 72; max-width: 100%; height: auto; max-height: 100%; padding: 1 2; border: thick $accent;
                background: $surface; overflow-y: auto; }}
     #dialog > Static {{ width: 100%; }}
-    """
+    #dialog.keys {{ width: 80; padding: 0 1; }}
+    Explorer.ascii #steps {{ border-right: ascii $panel-lighten-2; }}
+    Explorer.ascii #side {{ border-left: ascii $panel-lighten-2; }}
+    Explorer.ascii #panes.below #side {{ border-left: none; border-top: ascii $panel-lighten-2; }}
+    Explorer.ascii #dialog {{ border: ascii $accent; }}
+    Explorer.ascii Answer {{ border: ascii $border-blurred; }}
+    Explorer.ascii Answer:focus {{ border: ascii $border; }}
+    """  # with ASCII lines, no box-drawing or block character: Chinese terminals often draw those two columns wide
     ENABLE_COMMAND_PALETTE = False
     BINDINGS = [Binding("ctrl+c", "interrupt", show=False, priority=True)]
 
@@ -109,6 +119,7 @@ class Explorer(App[None]):
         self.busy_until = 0.0  # drawing ahead waits until then: a key is being answered
         self.session = session
         self.look = look
+        self.set_class(look.ascii, "ascii")
         self.folder = folder
         self.opened = opened
         self.stem = re.sub(r"[^\w.-]+", "-", stem)[:STEM].strip("-.") or "attntrace"  # a file name's start, whatever
@@ -174,38 +185,38 @@ def first(*bindings: Binding) -> list[Binding | tuple[str, str] | tuple[str, str
 class TraceScreen(Screen[None]):
     """the steps, the current step's tables, the side panel and the status line; every key of the contract"""
 
-    BINDINGS = first(
-        Binding("right,n", "step(1)", "next step"),
-        Binding("left,p", "step(-1)", "previous step"),
-        Binding("down", "input(1)", "next input"),
-        Binding("up", "input(-1)", "previous input"),
+    BINDINGS = first(  # no footer shows them: KEYS, translated, is what ? lists
+        Binding("right,n", "step(1)", show=False),
+        Binding("left,p", "step(-1)", show=False),
+        Binding("down", "input(1)", show=False),
+        Binding("up", "input(-1)", show=False),
         *(Binding(str(d), f"choose({d})", show=False) for d in range(1, 10)),
-        Binding("h", "head(1)", "next head"),
-        Binding("H", "head(-1)", "previous head"),
-        Binding("tab", "tab(1)", "next cell"),
-        Binding("shift+tab", "tab(-1)", "previous cell"),
+        Binding("h", "head(1)", show=False),
+        Binding("H", "head(-1)", show=False),
+        Binding("tab", "tab(1)", show=False),
+        Binding("shift+tab", "tab(-1)", show=False),
         Binding("shift+right", "move(0, 1)", show=False),
         Binding("shift+left", "move(0, -1)", show=False),
         Binding("shift+down", "move(1, 0)", show=False),
         Binding("shift+up", "move(-1, 0)", show=False),
-        Binding("enter", "explain", "arithmetic"),
-        Binding("e", "edit", "edit"),
-        Binding("u", "undo", "undo"),
-        Binding("s", "scale", "scaling"),
-        Binding("m", "mask", "masks"),
-        Binding("plus,equals_sign", "precision(1)", "more decimals"),
-        Binding("minus,underscore", "precision(-1)", "fewer decimals"),
-        Binding("t", "temperature", "temperature"),
+        Binding("enter", "explain", show=False),
+        Binding("e", "edit", show=False),
+        Binding("u", "undo", show=False),
+        Binding("s", "scale", show=False),
+        Binding("m", "mask", show=False),
+        Binding("plus,equals_sign", "precision(1)", show=False),
+        Binding("minus,underscore", "precision(-1)", show=False),
+        Binding("t", "temperature", show=False),
         Binding("left_square_bracket", "warmer(-1)", show=False),
         Binding("right_square_bracket", "warmer(1)", show=False),
-        Binding("f", "flash", "online softmax"),
+        Binding("f", "flash", show=False),
         Binding("b", "block(1)", show=False),
         Binding("B", "block(-1)", show=False),
-        Binding("d", "decode", "decode step"),
-        Binding("x", "picture", "save SVG"),
-        Binding("w", "write", "write problem"),
-        Binding("question_mark", "keys", "keys"),
-        Binding("q", "quit", "quit"),
+        Binding("d", "decode", show=False),
+        Binding("x", "picture", show=False),
+        Binding("w", "write", show=False),
+        Binding("question_mark", "keys", show=False),
+        Binding("q", "quit", show=False),
         Binding("escape", "close", show=False),
         Binding("pageup", "scroll(-1)", show=False),
         Binding("pagedown", "scroll(1)", show=False),
@@ -216,7 +227,8 @@ class TraceScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.message = _(HINT)
+        self.between = " | " if self.explorer.look.ascii else " · "  # between the status line's parts
+        self.message = self.hint()
         self.drawn = 0  # the screens drawn so far
         self.ahead = 0  # the generation of drawing ahead; a new one stops the last
         self.drawn_ahead: tuple[object, ...] | None = None  # what drawing ahead started from
@@ -230,6 +242,9 @@ class TraceScreen(Screen[None]):
     def explorer(self) -> Explorer:
         assert isinstance(self.app, Explorer)
         return self.app
+
+    def hint(self) -> str:
+        return _(HINT).replace(" · ", self.between)
 
     @property
     def session(self) -> Session:
@@ -289,12 +304,13 @@ class TraceScreen(Screen[None]):
         row on a low screen), the last cut with … should more be left; the status wraps between its parts. On the
         message line the selected cell's words give way to the message when both do not fit. With the rows each
         takes"""
-        s, width = self.session, max(1, self.size.width - 2)
+        s, width, between = self.session, max(1, self.size.width - 2), self.between
         most = 1 if self.size.height < LOW else STATUS_ROWS
+        ellipsis = self.explorer.look.ellipsis
         message = visible(self.message).split(" ")
-        together = _wrapped([*visible(s.cell_words()).split(" "), "·", *message], " ", width)
-        rows = _cut(_wrapped([visible(part) for part in s.status_parts()], " · ", width), width, most)
-        said = _cut(together if len(together) <= most else _wrapped(message, " ", width), width, most)
+        together = _wrapped([*visible(s.cell_words()).split(" "), between.strip(), *message], " ", width)
+        rows = _cut(_wrapped([visible(part) for part in s.status_parts()], between, width), width, most, ellipsis)
+        said = _cut(together if len(together) <= most else _wrapped(message, " ", width), width, most, ellipsis)
         return Text("\n".join(rows + said)), (len(rows), len(said))
 
     @staticmethod
@@ -444,7 +460,7 @@ class TraceScreen(Screen[None]):
             said = change()
         except AttntraceError as e:
             said = f"! {e}"
-        self.message = said or _(HINT)
+        self.message = said or self.hint()
         await self.redraw()
 
     async def press(self, key: Action) -> None:
@@ -659,6 +675,9 @@ class StepView(ScrollView):
 
             self.call_later(again)
 
+    def on_mount(self) -> None:
+        plain_bars(self)
+
     def keep_selected(self) -> None:
         """scroll the selected cell's line into view"""
         if self.selected is not None:
@@ -698,6 +717,29 @@ class StepView(ScrollView):
             if strip.cell_length < width:
                 strip = Strip.join([strip, finish(Strip.blank(width - strip.cell_length), width - strip.cell_length)])
         return strip
+
+
+class AsciiBars(ScrollBarRender):
+    """a scroll bar drawn in blanks alone: the block characters of its thumb's ends are two columns wide in many
+    Chinese terminals"""
+
+    VERTICAL_BARS = [" "] * len(ScrollBarRender.VERTICAL_BARS)
+    HORIZONTAL_BARS = [" "] * len(ScrollBarRender.HORIZONTAL_BARS)
+
+
+def plain_bars(widget: Widget) -> None:
+    """the widget's scroll bars without block characters, when the explorer draws ASCII lines"""
+    app = widget.app
+    if isinstance(app, Explorer) and app.look.ascii:
+        for bar in (widget.vertical_scrollbar, widget.horizontal_scrollbar):
+            bar.renderer = AsciiBars  # type: ignore[misc]  # Textual's way to draw one widget's bars otherwise
+
+
+class Box(Vertical):
+    """a dialog's box, which scrolls when its words are longer than the screen"""
+
+    def on_mount(self) -> None:
+        plain_bars(self)
 
 
 class Dialog(ModalScreen[R]):
@@ -762,7 +804,7 @@ class Prompt(Dialog[str]):
         self.question, self.value, self.placeholder = question, value, placeholder
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
+        with Box(id="dialog"):
             yield Static(Text(visible(self.question)))
             yield Answer(visible(self.value), placeholder=visible(self.placeholder), id="answer")
 
@@ -794,7 +836,7 @@ class Confirm(Dialog[bool]):
         self.question = question
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
+        with Box(id="dialog"):
             yield Static(Text(visible(self.question)))
 
     async def typed(self, event: events.Key) -> None:
@@ -808,12 +850,13 @@ class Keys(Dialog[None]):
     SCROLLS = {"up": (-1, False), "down": (1, False), "pageup": (-1, True), "pagedown": (1, True)}
 
     def compose(self) -> ComposeResult:
-        table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
+        table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), pad_edge=False)
         table.add_column(style="bold", no_wrap=True)
         table.add_column(overflow="fold")  # a line of Chinese, without spaces to break at, is broken where it ends
+        ascii_ = isinstance(self.app, Explorer) and self.app.look.ascii
         for keys, what in KEYS:
-            table.add_row(_(keys), _(what))
-        with Vertical(id="dialog"):
+            table.add_row(_(ASCII_KEYS.get(keys, keys) if ascii_ else keys), _(what))
+        with Box(id="dialog", classes="keys"):
             yield Static(Group(Text(_("attntrace explore: the keys"), style="bold underline"), Text(""), table))
 
     async def typed(self, event: events.Key) -> None:
@@ -847,12 +890,13 @@ def _wrapped(pieces: list[str], between: str, width: int) -> list[str]:
     return rows
 
 
-def _cut(rows: list[str], width: int, most: int) -> list[str]:
-    """at most most rows, the last ending with … when some were left out"""
+def _cut(rows: list[str], width: int, most: int, ellipsis: str = "…") -> list[str]:
+    """at most most rows, the last ending with the ellipsis when some were left out"""
     if len(rows) <= most:
         return rows
-    last = rows[most - 1]
-    return [*rows[:most - 1], (set_cell_size(last, width - 1) if cell_len(last) >= width else last + " ") + "…"]
+    last, size = rows[most - 1], len(ellipsis)
+    kept = set_cell_size(last, width - size) if cell_len(last) + size > width else last + " "
+    return [*rows[:most - 1], kept + ellipsis]
 
 
 def _target(text: str, folder: Path, opened: Path | None) -> tuple[Path, str | None]:

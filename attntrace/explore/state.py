@@ -487,7 +487,7 @@ class Session:
         return _(", ").join(words) or "none"
 
     def status(self) -> str:
-        """input i, head a, precision, scale, masks, temperature, edits: one line"""
+        """input i, head a, precision, scale, masks, the temperature (once t has shown it), edits: one line"""
         return " · ".join(self.status_parts())
 
     def status_parts(self) -> list[str]:
@@ -499,8 +499,9 @@ class Session:
         parts = [_("input {i}/{n} ({label})").format(i=self.row + 1, n=d.n, label=p.labels[self.row]), head,
                  precision.format(p=self.precision),
                  _("scale none") if p.scale is False else _("scale {scale}").format(scale=self.scale_words()),
-                 _("masks none") if not p.mask else _("masks {masks}").format(masks=self.mask_words()),
-                 f"T {self.temperature:g}"]
+                 _("masks none") if not p.mask else _("masks {masks}").format(masks=self.mask_words())]
+        if self.tempered or self.temperature != 1.0:  # the temperature only the side panel's softmax is taken at
+            parts.append(_("temperature T = {t}").format(t=f"{self.temperature:g}"))
         if self.history:
             changes = len(self.history)
             parts.append(ngettext("{n} change (u undoes)", "{n} changes (u undoes)", changes).format(n=changes))

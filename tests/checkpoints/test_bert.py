@@ -94,6 +94,35 @@ def test_bert_run_ends_with_who_attends_to_whom(attntrace):
         assert top == expected_top(weights[i]) and tail == []
 
 
+@pytest.mark.parametrize("command", ["bert", "model"])
+def test_in_a_terminal_a_head_shows_who_attends_to_whom_first_and_says_how_to_get_every_table(attntrace, terminal,
+                                                                                               command):
+    """a few dozen lines rather than thousands; a pipe, and a format asked for, get every step as before"""
+    args = (command, *([default_model_dir()] if command == "model" else []), SENTENCE, "--layer", "2", "--head", "1")
+    piped = attntrace(*args).out
+    assert "Step 8" in piped and "--format table" not in piped  # every step, and no word about the terminal's view
+    terminal(width=100)
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", attntrace(*args).out)  # without its colours
+    assert "Step" not in shown and len(shown.splitlines()) < 30
+    assert who_lines(shown) == who_lines(piped)
+    assert ("These are each token's three largest weights; add --format table for every step with all its tables (a "
+            "pipe or -o FILE gets them too).") in " ".join(shown.split())
+    assert "Add --no-special to leave [CLS] and [SEP] out of the lists." in shown
+    assert attntrace(*args, "--format", "plain").out == piped  # a format asked for: every step, exactly as piped
+    full = attntrace(*args, "--format", "table").out
+    assert "Step 8" in full and len(full.splitlines()) > 1000
+    assert "--no-special" not in attntrace(*args, "--no-special").out  # nothing left to leave out
+    assert "Step" in attntrace(*args, "--input", "2").out  # one input's steps stay as they were
+
+
+def test_in_chinese_the_terminal_s_view_says_how_to_get_every_table_in_chinese(attntrace, terminal):
+    terminal(width=100)
+    shown = attntrace("bert", SENTENCE, "--layer", "2", "--head", "1", "--lang", "zh").out
+    text = "".join(shown.split())
+    assert "以上是每个词元最大的三个权重；加上--formattable可看到每一步及其全部表格" in text
+    assert "These" not in shown
+
+
 def test_who_alone_and_all_heads(attntrace):
     who = attntrace("bert", SENTENCE, "--layer", "1", "--head", "1", "--who").out
     assert "Step" not in who and len([line for line in who.splitlines() if "→" in line]) == len(META[0]["tokens"])

@@ -625,7 +625,7 @@ def test_the_first_screen(attntrace):
         lines = screen_lines(app)
         for number, name in enumerate(STEPS, start=1):
             assert lines[number - 1].startswith(f" {number} {name}")
-        assert lines[-2].strip() == "input 1/3 (x1) · head 1/1 · precision 4 · scale none · masks none · T 1"
+        assert lines[-2].strip() == "input 1/3 (x1) · head 1/1 · precision 4 · scale none · masks none"
         assert lines[-1].strip() == "cell [1, 1] of X · ? keys · q quit"
         shows_as_run(app, tables_run(attntrace))
         x, y = where(app, Selected(0, 0, 0))
@@ -686,7 +686,7 @@ def box_text(app: Explorer) -> str:
 def test_on_a_narrow_screen_the_status_and_the_message_wrap_onto_two_rows_each(tmp_path):
     async def script(pilot, app):
         first, message = status(app)
-        assert first == "input 1/3 (x1) · head 1/1 · precision 4 · scale none · masks none · T 1"  # on two rows
+        assert first == "input 1/3 (x1) · head 1/1 · precision 4 · scale none · masks none"  # on two rows
         assert app.screen.status_rows == (2, 1)
         assert message == "cell [1, 1] of X · ? keys · q quit"
         await press(pilot, "h")
@@ -748,7 +748,7 @@ def test_on_a_narrow_screen_the_keys_and_the_edit_box_fit_and_wrap():
     async def script(pilot, app):
         await press(pilot, "question_mark")
         text = box_text(app)
-        assert "the selected cell's arithmetic, as explain writes it (again: hide it)" in text
+        assert "the selected cell's arithmetic; again hides it" in text
         await press(pilot, "pagedown", "pagedown")  # longer than the screen: PgDn scrolls it
         assert isinstance(app.screen, Keys)
         assert "quit; Ctrl-C ends with exit status 130" in box_text(app)
