@@ -207,3 +207,26 @@ def test_the_traditional_catalogue_has_no_simplified_character():
 
     strings = list(messages.MESSAGES.values()) + [s for forms in messages.PLURALS.values() for s in forms]
     assert simplified_in("\n".join(strings)) == []
+
+
+@pytest.mark.parametrize("simplified, english, traditional", [
+    ("{key} 第 {row} 行第 {column} 列", "{key} row {row}, column {column}", "{key} 第 {row} 列第 {column} 栏"),
+    ("{name} 第 {line} 行第 {column} 列", "{name} line {line}, column {column}", "{name} 第 {line} 行第 {column} 栏"),
+    ("{name} 第 {number} 行：而第一行有", "{name} line {number}: the first row has", "{name} 第 {number} 行：而第一列有"),
+    ("每行一个，列出 [UNK]", "one a line, lists [UNK]", "每行一个，列出 [UNK]"),
+    ("正在运行，另行给出，命令行中，换行", "running, given apart, on the command line, a row break",
+     "正在运行，另行给出，命令行中，换行"),
+    ("由列表组成的列表，并列，BERT 系列，序列", "a list of lists, side by side, BERT-family, sequence",
+     "由列表组成的列表，并列，BERT 系列，序列"),
+    ("⋮ 隐藏 {n} 行", "⋮ {n} hidden", "⋮ 隐藏 {n} 列"),
+])
+def test_rows_and_columns_take_taiwan_words_by_what_the_english_says(simplified, english, traditional):
+    pytest.importorskip("babel")
+    assert catalogue_script().rows_and_columns(simplified, english) == traditional
+
+
+def test_a_glossary_correction_leaves_the_right_word_that_holds_the_wrong_one():
+    pytest.importorskip("babel")
+    corrected = catalogue_script().corrected
+    assert corrected("第 2 塊，區塊，分塊", [("分塊", "分區塊"), ("塊", "區塊")]) == "第 2 區塊，區塊，分區塊"
+    assert corrected("十六進位制數", [("十六進位制", "十六進位")]) == "十六進位數"
