@@ -120,15 +120,17 @@ def rows_and_columns(simplified: str, english: str) -> str:
 QUOTES = str.maketrans("“”‘’", "「」『』")  # Taiwan's quotation marks
 
 
-def corrections(convert: Callable[[str], str]) -> list[tuple[str, str]]:
-    """OpenCC's Traditional for a glossary term, where it is not the glossary's, with the glossary's: longest first"""
+def corrections(*converts: Callable[[str], str]) -> list[tuple[str, str]]:
+    """each Traditional form of a glossary term the converters give (OpenCC's phrase for it, and its characters one by
+    one, as a phrase around it may leave them), where it is not the glossary's, with the glossary's: longest first"""
     found = {}
     for row in glossary():
         if row["english"][0] in CONTEXTUAL:
             continue
         for simplified, wanted in zip(row["zh"], row["zh-TW"] * len(row["zh"]) if len(row["zh-TW"]) == 1 else row["zh-TW"]):
-            if convert(simplified) != wanted:
-                found[convert(simplified)] = wanted
+            for convert in converts:
+                if convert(simplified) != wanted:
+                    found[convert(simplified)] = wanted
     return sorted(found.items(), key=lambda pair: -len(pair[0]))
 
 
@@ -145,7 +147,7 @@ def traditional(simplified: Catalog) -> Catalog:
     import opencc
 
     convert = opencc.OpenCC("s2twp").convert
-    terms = corrections(convert)
+    terms = corrections(convert, opencc.OpenCC("s2t").convert)
     catalog = Catalog(locale="zh_TW", domain="attntrace", project="attntrace", creation_date=simplified.creation_date,
                       revision_date=simplified.revision_date, header_comment=(
                           "# Chinese (Traditional, Taiwan) translations of attntrace, written by scripts/catalogue.py from "
