@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 
 
 @pytest.mark.parametrize("environ, expected", [
-    ({}, "en"), ({"LANG": "zh_CN.UTF-8"}, "zh"), ({"LANG": "zh_TW.UTF-8"}, "zh"), ({"LANG": "zh_HK"}, "zh"),
+    ({}, "en"), ({"LANG": "zh_CN.UTF-8"}, "zh"), ({"LANG": "zh_TW.UTF-8"}, "zh-TW"), ({"LANG": "zh_HK"}, "zh-TW"),
     ({"LANG": "en_US.UTF-8"}, "en"), ({"LANG": "C.UTF-8"}, "en"), ({"LANG": "de_DE.UTF-8"}, "en"),
     ({"LC_ALL": "en_US.UTF-8", "LANG": "zh_CN.UTF-8"}, "en"), ({"LC_MESSAGES": "zh_CN.UTF-8", "LANG": "en_US"}, "zh"),
     ({"LC_ALL": "zh_CN.UTF-8", "LC_MESSAGES": "en_US"}, "zh"), ({"ATTNTRACE_LANG": "en", "LC_ALL": "zh_CN.UTF-8"}, "en"),
@@ -22,7 +22,7 @@ def test_the_environment_chooses_the_language(environ, expected):
 
 
 @pytest.mark.parametrize("argv, expected", [
-    (["run", "--lang", "zh"], "zh"), (["--lang=en", "run"], "en"), (["run", "--lang", "zh-CN"], "en"),
+    (["run", "--lang", "zh"], "zh"), (["--lang=en", "run"], "en"), (["run", "--lang", "zh-CN"], "zh"),
     (["run", "--", "--lang", "zh"], "en"), (["run"], "en"),
 ])
 def test_lang_comes_before_the_environment(argv, expected):
@@ -33,7 +33,7 @@ def test_lang_comes_before_the_environment(argv, expected):
 def test_an_unknown_language_is_a_usage_error(value):
     with pytest.raises(AttntraceError) as e:
         language.from_locale({"ATTNTRACE_LANG": value})
-    assert e.value.exit_code == 2 and "en and zh" in str(e.value)
+    assert e.value.exit_code == 2 and "en, zh and zh-TW" in str(e.value)
     assert language.from_arguments(["run", "--lang", value], {"LANG": "zh_CN"}) == "zh"  # the command line refuses it
 
 
@@ -67,7 +67,7 @@ def test_lang_is_an_option_of_every_command(attntrace):
 
     for name in COMMANDS:
         r = attntrace(name, "--help")
-        assert "--lang [en|zh]" in r.out, name
+        assert "--lang [en|zh|zh-TW]" in r.out, name
 
 
 @pytest.mark.parametrize("args", [["run", "--lang", "fr"], ["run", "--lang"], ["--lang=de", "run"]])
@@ -78,7 +78,7 @@ def test_a_bad_lang_is_a_usage_error(attntrace, args):
 
 def test_a_bad_attntrace_lang_is_a_usage_error(attntrace):
     r = attntrace("run", env={"ATTNTRACE_LANG": "xx"})
-    assert r.code == 2 and r.err == "attntrace: ATTNTRACE_LANG xx: the languages are en and zh\n"
+    assert r.code == 2 and r.err == "attntrace: ATTNTRACE_LANG xx: the languages are en, zh and zh-TW\n"
 
 
 def test_click_speaks_chinese(attntrace):

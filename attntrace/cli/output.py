@@ -48,7 +48,7 @@ class OutputOptions:
         from attntrace.cli.terminal import ascii_chosen
 
         chosen = ascii_chosen(os.environ)
-        return self.ascii or chosen is True or chosen is None and language.current() == "zh"
+        return self.ascii or chosen is True or chosen is None and language.current() != "en"
 
     def resolved_format(self, env: Environment) -> str:
         """the format asked for; without one, the tables in a terminal or with --color always (colour is the table's:

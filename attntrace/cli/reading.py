@@ -52,8 +52,8 @@ def lang_option() -> click.Option:
     from attntrace.language import LANGUAGES
 
     return click.Option(["--lang"], type=Choices(LANGUAGES), expose_value=False, help=N_(
-        "Language of what is written for a person (data is the same in both): en or zh; by default from "
-        "ATTNTRACE_LANG, LC_ALL, LC_MESSAGES or LANG."))
+        "Language of what is written for a person (data is the same in every language): en, zh (Simplified Chinese) "
+        "or zh-TW (Traditional Chinese); by default from ATTNTRACE_LANG, LC_ALL, LC_MESSAGES or LANG."))
 
 
 def _translate_help(command: click.Command) -> None:

@@ -298,7 +298,7 @@ MESSAGES = {
     '"{key}" is not a step; use {keys}': '“{key}”不是步骤；请用 {keys}',
     '"{part}": give the points as a number of 0 or more, e.g. {key}=2': '“{part}”：分数应为 0 或更大的数，例如 {key}=2',
     'layer {k} of {n}': '第 {k} 层，共 {n} 层',
-    'Language of what is written for a person (data is the same in both): en or zh; by default from ATTNTRACE_LANG, LC_ALL, LC_MESSAGES or LANG.': '写给人看的文字所用的语言（数据在两种语言下都相同）：en 或 zh；默认取自 ATTNTRACE_LANG、LC_ALL、LC_MESSAGES 或 LANG。',
+    'Language of what is written for a person (data is the same in every language): en, zh (Simplified Chinese) or zh-TW (Traditional Chinese); by default from ATTNTRACE_LANG, LC_ALL, LC_MESSAGES or LANG.': '写给人看的文字所用的语言（数据在各种语言下都相同）：en、zh（简体中文）或 zh-TW（繁体中文）；默认取自 ATTNTRACE_LANG、LC_ALL、LC_MESSAGES 或 LANG。',
     "{error} Try '{command} --help' for help.": '{error}运行“{command} --help”查看帮助。',
     'ATTNTRACE_ASCII = {value} must be 1, true, yes or on (tables in ASCII lines), or 0, false, no or off (box lines)': 'ATTNTRACE_ASCII = {value} 必须是 1、true、yes 或 on（表格用 ASCII 线条），或 0、false、no 或 off（用框线）',
     'stdout is closed; redirect it to a file (> FILE), or give -o FILE where the command takes it': 'stdout 已关闭；请把它重定向到文件（> FILE），或在命令支持时给出 -o FILE',
