@@ -90,7 +90,7 @@ def run(attntrace, tmp_path, args: list[str], lang: str):
 
 # words that are names in every language, as typed: the maths, a library, a paper, a model's parts, formats, streams,
 # the commands and what their help names
-NAMES = set("""logit logits token tokens cos nat nats FlashAttention StreamingLLM gpt-oss numpy torch huggingface_hub
+NAMES = set("""float logit logits token tokens cos nat nats FlashAttention StreamingLLM gpt-oss numpy torch huggingface_hub
 safetensors vocab repeat_kv seed KV LF CRLF stdin stdout stderr Schema Transformer PATHS follow-through on zh-TW
 all-MiniLM-L""".split())
 NAMES |= set("run step explain experiment validate schema new check worksheet assign bert model explore flash decode".split())
