@@ -83,7 +83,8 @@ def _block(h: Recurrence, v: np.ndarray, b: int, start: int, stop: int, head: st
     scores = [written(s[k], p) for k in seen]
     lines = [f"{head}" + _("block max = max{scores} = {top}").format(
         scores="(" + ", ".join(scores) + ")", top=num(h.block_max[0, b], p)),
-        f"{head}m = max(m_old, block max) = max({written(m_old, p)}, {written(h.block_max[0, b], p)}) = {num(m_new, p)}",
+        f"{head}m = max(m_old, " + _("block max") + f") = max({written(m_old, p)}, {written(h.block_max[0, b], p)}) = "
+        f"{num(m_new, p)}",
         f"{head}" + _("rescale") + f" = e^(m_old - m_new) = e^({written(m_old, p)} - {written(m_new, p)}) = {num(rescale, p)}"]
     e = np.exp(s - m_new)
     for k in seen:
@@ -122,5 +123,6 @@ def _sink(h: Recurrence, head: str, p: int) -> list[Note]:
 def _output(h: Recurrence, head: str, p: int) -> list[Note]:
     """output = O / ℓ, column by column (0 when ℓ = 0: every key masked)"""
     ell, o = float(h.final_ell[0]), h.final_o[0]
-    return [Note(f"{head}output[{c + 1}] = O[{c + 1}] / ℓ = {written(o[c], p)} / {written(ell, p)} = {num(h.output[0, c], p)}")
+    return [Note(f"{head}" + _("output[{column}]").format(column=c + 1) +
+                 f" = O[{c + 1}] / ℓ = {written(o[c], p)} / {written(ell, p)} = {num(h.output[0, c], p)}")
             for c in range(len(o))]
