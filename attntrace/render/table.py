@@ -23,7 +23,7 @@ from attntrace.language import N_, _, ngettext
 from attntrace.render.fastrich import FastTable, FastText
 from attntrace.render.layout import cells, gap_head, hidden_line, part, runs, shown
 from attntrace.views.page import Block, Note, Step
-from attntrace.views.text import cut, lines, right
+from attntrace.views.text import cut, lines, right, wrapped
 from attntrace.views.text import width as width_of
 
 COLOURS = {
@@ -69,7 +69,8 @@ def render_step(step: Step, precision: int, width: int, look: Look = Look()) -> 
     with paused():
         for k, item in enumerate(step.items):
             if isinstance(item, Note):
-                parts.append(FastText(visible(item.text), style="italic"))
+                parts.append(FastText("\n".join(wrapped(visible(item.text), width)), style="italic"))  # broken
+                # where plain text breaks it, never inside a list of numbers or a formula
             else:
                 parts.extend(tables(item, precision, step.prefix, width, look))
             if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):

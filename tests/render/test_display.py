@@ -164,6 +164,56 @@ def test_a_long_line_breaks_between_words_and_its_further_lines_are_indented():
     assert wrapped("short", 40) == ["short"]
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("fmt", ["plain", "table"])
+def test_the_worked_examples_note_keeps_its_lists_of_numbers_on_one_line(attntrace, lang, fmt):
+    out = attntrace("run", "--format", fmt, "--lang", lang, "--ascii").out
+    for numbers in ("1.9366 6.6831 1.5951", "[2.0, 7.0, 1.5]", "[0.0, 0.5, 0.5]", "[0.1, 0.5, 0.5]", "2.1 7.2 1.8",
+                    "--precision 1"):
+        assert numbers in out, numbers
+    if lang == "zh":
+        assert "步骤 5 " in out and "1 位小数" in out
+
+
+@pytest.mark.parametrize("columns", range(24, 81, 7))
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_formula_or_a_list_of_numbers_is_never_broken_when_it_fits_a_line(columns, lang):
+    from attntrace import language
+    from attntrace.core.decode import decode
+    from attntrace.files.problemfile import load
+    from attntrace.views.decode import decode_steps
+
+    language.use(lang)
+    try:
+        notes = [item.text for step in decode_steps(decode(load(str(SAMPLES / "causal.json")), window=2, sinks=1))
+                 for item in step.items if isinstance(item, Note)]
+    finally:
+        language.use("en")
+    formulas = ("(t − 1) mod W + 1", "S + (t − S − 1) mod W + 1", "d_model · (heads · d_k + kv_heads · (d_k + d_v))",
+                "c · kv_heads · (d_k + d_v)", "q · k / sqrt(d_k)")
+    for note in notes:
+        lines = wrapped(note, columns, "  ")
+        assert all(width(line) <= columns for line in lines), lines
+        assert "".join(line.strip() for line in lines).replace(" ", "") == note.replace(" ", "")
+        joined = "\n".join(lines)
+        for formula in formulas:
+            if formula in note and width(formula) + 8 <= columns - 2:  # with the words it is written against
+                assert formula in joined, (formula, lines)
+
+
+@given(st.lists(st.sampled_from(["the", "weights", "我", "喜欢注意力", "步骤", "（", "）", "，", "x1"]), max_size=20),
+       st.lists(st.sampled_from(["1.9366", "-0.25", "7", "1e-12"]), min_size=2, max_size=5),
+       st.lists(st.sampled_from(["are", "得分", "softmax", "。"]), max_size=20), st.integers(20, 80))
+def test_wrapping_never_splits_a_list_of_numbers_that_fits(before, numbers, after, columns):
+    listed = " ".join(numbers)
+    text = " ".join([*before, listed, *after]).strip()
+    lines = wrapped(text, columns, "  ")
+    assert all(width(line) <= columns for line in lines)
+    assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")
+    if width(listed) <= columns - 2:
+        assert any(listed in line for line in lines), lines
+
+
 def test_a_plain_block_cuts_a_label_and_a_head_too_wide_for_80_columns_but_never_a_number():
     long = "a token label long enough to be cut in any terminal table: 72 characters"
     values = np.array([[-120.0, -26.0, 3.5, -56.0], [1.0, 2.0, 3.0, 4.0]])
