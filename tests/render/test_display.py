@@ -111,6 +111,24 @@ def test_a_joiner_that_joins_nothing_is_shown_as_an_escape_and_an_emoji_sequence
     assert visible("👨\u200d👩\u200d👧") == "👨\u200d👩\u200d👧" and visible("a\u200b\u0301") == "a\u200b\u0301"
 
 
+def test_a_joiner_between_letters_is_shown_as_an_escape_as_terminals_draw_both_letters():
+    assert visible("z\u200bw\u200dj") == "z\u200bw\\u200dj" and visible("a\u200d😀") == "a\\u200d😀"
+    assert visible("🏳\ufe0f\u200d🌈") == "🏳\ufe0f\u200d🌈"
+
+
+@pytest.mark.parametrize("fmt", ["plain", "table", "markdown"])
+def test_a_label_with_zero_width_characters_keeps_the_columns_in_line(attntrace, tmp_path, fmt):
+    path = tmp_path / "zw.json"
+    path.write_text(json.dumps({"tokens": ["z\u200bw\u200dj", "ab", "c"], "x": [[1, 0], [0, 1], [1, 1]]}),
+                    encoding="utf-8")
+    out = attntrace("run", path, "--format", fmt, "--ascii").out
+    rows = [line for line in out.splitlines() if re.match("^\\|? ?(z\u200bw|ab |c )", line)][:3]
+    assert len(rows) == 3 and "\\u200d" in rows[0] and "\u200d" not in out, rows
+    if fmt != "markdown":  # as a terminal draws them: a zero-width space takes no column, every other character one
+        assert len({len(row.replace("\u200b", "")) for row in rows}) == 1, rows
+        assert len({cell_len(row) for row in rows}) == 1, rows
+
+
 def test_the_who_lines_pad_each_token_as_shown():
     x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     problem = Problem(x=x, w_q=np.eye(2), w_k=np.eye(2), w_v=np.eye(2), tokens=("x\u200d", "ab", "我"))
