@@ -1073,7 +1073,7 @@ MESSAGES = {
     '⋮ {n} hidden': '⋮ 隐藏 {n} 行',
     '{hidden} (shown: the first and last {n})': '{hidden}（显示的是前 {n} 列和后 {n} 列）',
     '(columns {first} to {last})': '（列 {first} 到 {last}）',
-    "heatmap: bar and shade = the weight against its row's largest ({top})": '热力图：条形和底色 = 权重与本行最大权重之比（{top}）',
+    "heatmap: bar and shade = the weight against its row's largest, from the least to the largest: {bars}": '热力图：条形和底色 = 权重与本行最大权重之比，从小到大依次为 {bars}',
     '{first} to {last}': '{first} 到 {last}',
     'q · k': 'q · k',
     'logit': 'logit',
