@@ -180,8 +180,6 @@ class _Writer:
                        _("A bracket such as {bracket} gives the tables' value where it differs: they work from the "
                          "unrounded numbers."))
             notes.append(Note(bracket.format(bracket=self.bracket)))
-        if self.products:
-            notes.append(Note(_("Step 7 adds the weighted values as step 6 writes them.")))
         return tuple(notes)
 
 
@@ -319,8 +317,10 @@ def explain_steps(t: Trace, precision: int) -> list[Step]:
             Step(4, _("Step 4 · attention scores for input {i}").format(i=i), per_head(_scores)),
             Step(5, _("Step 5 · softmax for input {i}").format(i=i), per_head(_softmax)),
             Step(6, _("Step 6 · weighted values for input {i}").format(i=i), per_head(_weighted)),
-            Step(7, _("Step 7 · output {i}").format(i=i), (*per_head(_output), *_projected(t, w))),
         ]
+        sums = (*per_head(_output), *_projected(t, w))
+        added = (Note(_("Step 7 adds the weighted values as step 6 writes them.")),) if w.products else ()
+        steps.append(Step(7, _("Step 7 · output {i}").format(i=i), (*added, *sums)))
     steps[0] = replace(steps[0], items=(*w.legend(), *steps[0].items))
     return steps
 
