@@ -16,8 +16,10 @@ import re
 # (by re, once) only when a text needs it, which saves a plain run half a millisecond
 _HIDDEN = "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
 
-# a zero-width joiner that joins nothing: at the end of a text, or before a space, another joiner or a character escaped
-_LOOSE_JOINER = f"|\u200d(?=\\s|\u200d|$|{_HIDDEN})"
+# a zero-width joiner that joins nothing: at the end of a text, or before a space, another joiner or a character
+# escaped; or one beside anything but an emoji (z\u200dj), which terminals draw apart where rich measures one character
+_EMOJI = "[\u2000-\u2bff\ufe0f\U0001f000-\U0001faff\U000e0020-\U000e007f]"  # what an emoji sequence joins
+_LOOSE_JOINER = f"|\u200d(?=\\s|\u200d|$|{_HIDDEN})|(?<!{_EMOJI})\u200d|\u200d(?!{_EMOJI})"
 
 _MARKDOWN = str.maketrans({"\\": "\\\\", "|": "\\|", "<": "&lt;", ">": "&gt;", "&": "&amp;"})
 
@@ -28,7 +30,8 @@ _NUMBER = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
 
 def visible(text: str) -> str:
     """text with every control or bidi character written as an escape such as \\x1b or \\u202e, and a zero-width
-    joiner with nothing after it to join (it would join whatever follows the text, and so shift a column)"""
+    joiner with nothing after it to join (it would join whatever follows the text, and so shift a column) or beside a
+    character that is no emoji (terminals draw both characters, where a table would count one)"""
     if text.isprintable():
         return text
     return re.sub(_HIDDEN + _LOOSE_JOINER, lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else

@@ -3,23 +3,37 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
 from attntrace.core.engine import trace
 from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
-from attntrace.language import _
+from attntrace.language import N_, _
 
 NAMES = ("symmetric", "permute", "similarity", "temperature")
+ENTROPY_COLUMNS = (N_("no scaling"), N_("scaled"))  # temperature's entropy table: words for a person, English as data
+
+
+class Matrix(NamedTuple):
+    """one matrix to show: its title, kind, row and column labels, values; data_cols: the column labels as data (CSV)
+    where the shown ones are words in the reader's language"""
+
+    title: str
+    kind: str
+    rows: tuple[str, ...]
+    cols: tuple[str, ...]
+    values: np.ndarray
+    data_cols: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
 class Result:
-    """the matrices to show, each (title, kind, row labels, column labels, values), and what they show"""
+    """the matrices to show and what they show"""
 
     title: str
-    matrices: list[tuple[str, str, tuple[str, ...], tuple[str, ...], np.ndarray]]
+    matrices: list[Matrix]
     findings: list[str]
 
 
@@ -41,9 +55,9 @@ def symmetric(problem: Problem) -> Result:
     matrices, findings = [], []
     for a, (h, hs) in enumerate(zip(own.heads, shared.heads)):
         head = _("head {n} · ").format(n=a + 1) if len(own.heads) > 1 else ""
-        matrices.append((_("{head}scores with W_Q: Q K^T").format(head=head), "scores", labels, labels, h.scores))
-        matrices.append((_("{head}scores with W_K for both: K K^T").format(head=head), "scores", labels, labels,
-                         hs.scores))
+        matrices.append(Matrix(_("{head}scores with W_Q: Q K^T").format(head=head), "scores", labels, labels, h.scores))
+        matrices.append(Matrix(_("{head}scores with W_K for both: K K^T").format(head=head), "scores", labels, labels,
+                               hs.scores))
         findings.append(_("{head}asymmetry ||S - S^T|| / ||S||: with W_Q {own}, with W_K for both {shared}").format(
             head=head, own=f"{asymmetry(h.scores):.4f}", shared=f"{asymmetry(hs.scores):.4f}"))
     if all(asymmetry(h.scores) < 1e-12 for h in own.heads):
@@ -77,9 +91,9 @@ def permute(problem: Problem, order: list[int] | None = None) -> Result:
         findings.append(_("equal: self-attention alone is permutation-equivariant; it needs position encodings "
                           "to know word order"))
     return Result(_("permute: self-attention is permutation-equivariant"), [
-        ("output(X)", "output", labels, cols, out),
-        (_("output(permuted X)"), "output", new_labels, cols, out_p),
-        (_("output(X), rows permuted"), "output", new_labels, cols, out[order]),
+        Matrix(_("output(X)"), "output", labels, cols, out),
+        Matrix(_("output(permuted X)"), "output", new_labels, cols, out_p),
+        Matrix(_("output(X), rows permuted"), "output", new_labels, cols, out[order]),
     ], findings)
 
 
@@ -103,9 +117,10 @@ def similarity(problem: Problem) -> Result:
     matrices = []
     for name, values in (("Q", np.concatenate([h.q for h in t.heads], axis=1)),
                          ("K", np.concatenate([h.k for h in t.heads], axis=1)),
-                         ("V", np.concatenate([h.v for h in t.heads], axis=1)), ("output", t.output)):
-        keys = labels if name in ("Q", "output") else problem.key_labels
-        matrices.append((_("cos(row i, row j) of {name}").format(name=name), "weights", keys, keys, cosine(values)))
+                         ("V", np.concatenate([h.v for h in t.heads], axis=1)), (_("output"), t.output)):
+        keys = problem.key_labels if name in ("K", "V") else labels
+        matrices.append(Matrix(_("cos(row i, row j) of {name}").format(name=name), "weights", keys, keys,
+                               cosine(values)))
     return Result(_("similarity: cosine similarity of each token's vectors"), matrices,
                   [_("1 = same direction, 0 = orthogonal, -1 = opposite")])
 
@@ -123,11 +138,12 @@ def temperature(problem: Problem) -> Result:
     matrices, findings = [], []
     for a, (h0, h1) in enumerate(zip(unscaled.heads, scaled.heads)):
         head = _("head {n} · ").format(n=a + 1) if len(unscaled.heads) > 1 else ""
-        matrices.append((_("{head}softmax(Q K^T), no scaling").format(head=head), "weights", labels, keys, h0.weights))
-        matrices.append((f"{head}softmax(Q K^T / sqrt({scaled.dims.d_k}))", "weights", labels, keys, h1.weights))
+        matrices.append(Matrix(_("{head}softmax(Q K^T), no scaling").format(head=head), "weights", labels, keys,
+                               h0.weights))
+        matrices.append(Matrix(f"{head}softmax(Q K^T / sqrt({scaled.dims.d_k}))", "weights", labels, keys, h1.weights))
         ent = np.stack([entropy(h0.weights), entropy(h1.weights)], axis=1)
-        matrices.append((_("{head}entropy of each row (nats; higher = flatter)").format(head=head), "scores", labels,
-                         ("no scaling", "scaled"), ent))  # column labels: the same in every language, as in a CSV
+        matrices.append(Matrix(_("{head}entropy of each row (nats; higher = flatter)").format(head=head), "scores",
+                               labels, tuple(map(_, ENTROPY_COLUMNS)), ent, ENTROPY_COLUMNS))
         findings.append(_("{head}mean entropy {unscaled} without scaling, {scaled} with; largest weight {before} -> "
                           "{after}").format(head=head, unscaled=f"{ent[:, 0].mean():.4f}",
                                             scaled=f"{ent[:, 1].mean():.4f}", before=f"{h0.weights.max():.4f}",
@@ -142,7 +158,7 @@ def run(name: str, problem: Problem) -> Result:
     with np.errstate(all="ignore"):
         result = {"symmetric": symmetric, "permute": permute, "similarity": similarity,
                   "temperature": temperature}[name](problem)
-    for title, _kind, rows, cols, values in result.matrices:
+    for title, _kind, rows, cols, values, _data in result.matrices:
         bad = np.argwhere(~np.isfinite(values))
         if bad.size:
             i, j = (int(c) for c in bad[0])

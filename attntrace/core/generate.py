@@ -10,9 +10,10 @@ import numpy as np
 from attntrace.core.problem import Problem
 from attntrace.core.variants import Rope
 from attntrace.errors import AttntraceError
-from attntrace.language import _, ngettext
+from attntrace.language import N_, _, ngettext
 
 INITS = ("integers", "normal", "xavier", "kaiming")
+INIT_WORDS = {"integers": N_("integers"), "normal": N_("normal"), "xavier": N_("xavier"), "kaiming": N_("kaiming")}
 PER_HEAD = 3  # d_k and d_v per head when not given: the worked example's
 ONE_HOT = 0.99  # a weight this large leaves the other keys nothing to speak of
 CHECKED_ROWS = 64  # the queries looked at for one-hot weights: enough to judge, cheap for any n
@@ -44,13 +45,14 @@ def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | N
                    init: str = "integers", seed: int | None = None, tokens: tuple[str, ...] | None = None,
                    kv_heads: int | None = None, rope: bool = False, alibi: bool = False,
                    softcap: float | None = None, sink: float | None = None,
-                   fits: Callable[[int, int, int, int, int], None] | None = None) -> Problem:
+                   fits: Callable[[int, int, int, int, int], None] | None = None, student: str | None = None) -> Problem:
     """a problem ready to edit; integers (the default) can be computed by hand, like the worked example.
 
     d_k and d_v count every head's columns together; None gives each head 3, as the worked example has (4 with rope,
     which turns pairs of dimensions). kv_heads: grouped-query heads, W_K and W_V hold that many blocks.
     fits(n, d_model, d_k, d_v, heads): called once the sizes are known, before anything is drawn (memory.fits_new
-    refuses what would not fit in memory).
+    refuses what would not fit in memory). The name describes the problem in the chosen language (it is only a
+    title), after the student's id when one is given.
     """
     if init not in INITS:
         raise AttntraceError(_('unknown init "{init}"; use {inits}').format(init=init, inits=", ".join(INITS)))
@@ -85,19 +87,34 @@ def random_problem(*, n: int, d_model: int, d_k: int | None = None, d_v: int | N
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 3, size=(n, d_model)).astype(np.float64) if init == "integers" else np.round(
         rng.normal(size=(n, d_model)), 4)
-    variants = [f"{groups} key/value block{'s' * (groups > 1)}"] if kv_heads is not None else []
-    variants += [name for name, on in (("rope", rope), ("alibi", alibi)) if on]
-    variants += [f"softcap {softcap:g}"] if softcap is not None else []
-    variants += [f"sink {sink:g}"] if sink is not None else []
+    details = [_(INIT_WORDS[init])]
+    if kv_heads is not None:
+        details.append(ngettext("{n} key/value block", "{n} key/value blocks", groups).format(n=groups))
+    details += [name for name, on in (("rope", rope), ("alibi", alibi)) if on]
+    details += [f"softcap {softcap:g}"] if softcap is not None else []
+    details += [f"sink {sink:g}"] if sink is not None else []
     return Problem(
         x=x, w_q=_weights(rng, init, d_model, d_k), w_k=_weights(rng, init, d_model, d_k // heads * groups),
         w_v=_weights(rng, init, d_model, d_v // heads * groups), heads=heads, scale=init != "integers", tokens=tokens,
         kv_heads=kv_heads, rope=Rope() if rope else None, alibi=alibi, softcap=softcap,
         sink=None if sink is None else (float(sink),) * heads,
-        # the name goes into the problem file, the same in every language
-        name=f"{n:,} input{'s' * (n != 1)}, d_model = {d_model}, d_k = {d_k}, d_v = {d_v}, {heads} head{'s' * (heads > 1)} "
-             f"({', '.join([init, *variants])})",
+        name=problem_name(n, d_model, d_k, d_v, heads, details, student),
     )
+
+
+def problem_name(n: int, d_model: int, d_k: int, d_v: int, heads: int, details: list[str],
+                 student: str | None = None) -> str:
+    """a random problem's title in the chosen language: its sizes and how it was drawn, after the student's id"""
+    sizes = _("{inputs}, d_model = {d_model}, d_k = {d_k}, d_v = {d_v}, {heads}").format(
+        inputs=ngettext("{n} input", "{n} inputs", n).format(n=f"{n:,}"), d_model=d_model, d_k=d_k, d_v=d_v,
+        heads=ngettext("{n} head", "{n} heads", heads).format(n=heads))
+    listed = details[0]
+    for detail in details[1:]:
+        listed = _("{first}, {second}").format(first=listed, second=detail)
+    if student is None:
+        return _("{sizes} ({details})").format(sizes=sizes, details=listed)
+    # TRANSLATORS: a student's problem: their id, then what the problem is
+    return _("{student}: {sizes} ({details})").format(student=student, sizes=sizes, details=listed)
 
 
 def _whole(name: str, value: object) -> int:

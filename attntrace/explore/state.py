@@ -23,7 +23,7 @@ from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.language import N_, _, ngettext
 from attntrace.memory import check_trace
 from attntrace.render.layout import shown
-from attntrace.views.explain import angle_words, explain_steps, fixed, head_words
+from attntrace.views.explain import angle_words, explain_steps, fixed, head_words, output_cell
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.walkthrough import run_steps, step_steps
 
@@ -445,11 +445,11 @@ class Session:
             return i, lambda t: t.startswith(f"{hp}w({i},{col}) = ")
         if key == "weighted":
             return i, lambda t: t.startswith(f"{hp}w({i},{c.row + 1}) · v{c.row + 1}[{col}] = ")
-        projected = f"output{i}[{col}] = concat"
+        projected = f"{output_cell(i, col)} = concat"
         if head is not None:
-            return i, lambda t: t.startswith(f"{hp}output{i}[{col}] = ") and not t.startswith(projected)
+            return i, lambda t: t.startswith(f"{hp}{output_cell(i, col)} = ") and not t.startswith(projected)
         if key == "concat" or self.problem.w_o is None:  # a head's output, copied into the concatenation
-            part = f"{head_words(c.col // d.d_v + 1)}output{i}[{c.col % d.d_v + 1}] = "
+            part = f"{head_words(c.col // d.d_v + 1)}{output_cell(i, c.col % d.d_v + 1)} = "
             return i, lambda t: t.startswith(part)
         return i, lambda t: t.startswith(projected)
 

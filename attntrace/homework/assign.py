@@ -243,8 +243,9 @@ def problem_for(design: Design, seed: int, student: str) -> Problem:
 
     _check_design(design)
     problem = random_problem(n=design.tokens, d_model=design.d_model, d_k=design.d_k, d_v=design.d_v,
-                             heads=design.heads, init=design.init, seed=student_seed(seed, student), fits=fits_new)
-    changes: dict[str, Any] = {"name": f"{student}: {problem.name}"}
+                             heads=design.heads, init=design.init, seed=student_seed(seed, student), fits=fits_new,
+                             student=student)
+    changes: dict[str, Any] = {}
     if design.scale is not None:
         changes["scale"] = design.scale
     try:
@@ -409,7 +410,7 @@ def _already_there(out: Path, student: str, files: dict[Path, str]) -> list[Path
                                  .format(path=target))
         in_words = target.name == "key.md" and any(t.name == "key.json" for t in there)  # maybe in another language
         there.append(target)
-        if target.name != "worksheet.md" and not in_words and _text(target) != text:
+        if target.name != "worksheet.md" and not in_words and not _same(_text(target), text):
             raise AttntraceError(_("{path}: made with another seed or other options than this run's (nothing was "
                                    "written); give the first run's --seed and options, or another -o folder").format(
                 path=target))
@@ -427,6 +428,18 @@ def _kind(path: Path) -> str:
         raise AttntraceError(_("{path}: a symbolic link to nothing; remove it, or make what it leads to").format(
             path=path))
     return found
+
+
+def _same(there: str | None, text: str) -> bool:
+    """whether a file already there is the one this run writes: a JSON file's title ("name", written in the language
+    of the run that made it) aside"""
+    if there == text or there is None or not text.startswith("{"):
+        return there == text
+    try:
+        ours, theirs = json.loads(text), json.loads(there)
+    except ValueError:
+        return False
+    return isinstance(theirs, dict) and {**theirs, "name": None} == {**ours, "name": None}
 
 
 def _text(path: Path) -> str | None:

@@ -240,8 +240,9 @@ def document(problem: Problem, window: int | None, sinks: int, precision: int, k
 def _preface(problem: Problem, key: bool, markdown: bool, student: str | None) -> str:
     from attntrace.escape import markdown as markdown_text
     from attntrace.homework.worksheet import HEADING, KEY_HEADING, name_line
+    from attntrace.views.describe import shown_name
 
-    name = problem.name or _("self-attention")
+    name = shown_name(problem.name) or _("self-attention")
     title = markdown_text(name) if markdown else visible(name)
     heading = (_(KEY_HEADING) if key else _(HEADING)).format(title=title)
     lines = [f"{'# ' if markdown else ''}{heading}", "", *([] if key else [name_line(student, markdown), ""])]

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from attntrace import language
 from attntrace.core import intermediates
 from attntrace.core.arithmetic import round_half_up
 from attntrace.core.attention import logits
@@ -648,15 +649,26 @@ def step_name(t: Trace, step: str) -> Said:
     return Said(STEP_NAMES.get(step, intermediates.NAME[step]))
 
 
+class _StepWord(Said):
+    """a cell's intermediate: its key as the JSON names the cell ("scaled"), and in English; in any other language
+    its name in words (缩放后的得分)"""
+
+    def said(self) -> str:
+        return str(self) if language.current() == "en" else str(in_language(self.fields["name"]))
+
+
 def cell_name(t: Trace, key: Key, i: int, j: int) -> Said:
-    """a cell by its labels: weights[the → cat], q[the, 2]; a label is kept apart from the words, never formatted"""
+    """a cell by its labels: weights[the → cat], q[the, 2] (in another language, by the intermediate's name in words);
+    a label is kept apart from the words, never formatted"""
     head, step = key
     p = t.problem
     rows = p.key_labels if step in ("k", "v") else t.row_labels
+    word = _StepWord("{key}", key="output" if head is None else step,
+                     name=Said(N_("output")) if head is None else step_name(t, step))
     if step in ("scores", "scaled", "weights"):
-        cell = Said("{step}[{row} → {column}]", step=step, row=rows[i], column=p.key_labels[j])
+        cell = Said("{step}[{row} → {column}]", step=word, row=rows[i], column=p.key_labels[j])
     else:
-        cell = Said("{step}[{row}, {column}]", step="output" if head is None else step, row=rows[i], column=j + 1)
+        cell = Said("{step}[{row}, {column}]", step=word, row=rows[i], column=j + 1)
     return Said(N_("head {head} · {cell}"), head=head, cell=cell) if head is not None and len(t.heads) > 1 else cell
 
 

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from rich.cells import cell_len
 
+from attntrace import language
 from attntrace.core.arithmetic import round_half_up
 from attntrace.escape import spreadsheet, visible
 from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, VERDICTS, WRONG, Item, Report
 from attntrace.homework.said import Said, joined, ngettext, said
 from attntrace.language import N_, _
-from attntrace.words import plural
 
 if TYPE_CHECKING:
     from attntrace.render.document import Document
@@ -89,7 +89,9 @@ def _padded(text: str, width: int) -> str:
 
 def text(report: Report) -> str:
     """one marked sheet for a person, in the chosen language"""
-    who = {"sheet": visible(report.sheet), "problem": visible(report.problem)}
+    from attntrace.views.describe import shown_name
+
+    who = {"sheet": visible(report.sheet), "problem": visible(shown_name(report.problem) or "")}
     lines = [_("{sheet} ({student}) · {problem}").format(student=visible(report.student), **who) if report.student
              else _("{sheet} · {problem}").format(**who)]
     if report.precision_from == "tolerance":
@@ -172,38 +174,46 @@ def document(reports: list[Report], unreadable: list[tuple[str, str, str]], one:
 
 
 def _column(item: Item) -> str:
+    """an intermediate's column, the same in every language: what the class summary and the gradebook group by"""
     return "final output" if item.head is None else f"head {item.head} {item.key}"
 
 
+BOM = "\ufeff"  # so that a spreadsheet (Excel on a Chinese Windows) reads the gradebook as UTF-8
+HEADERS = (N_("sheet"), N_("student"), N_("score"), N_("max_score"), N_("diagnosis"))  # the gradebook's own columns
+
+
 def gradebook(reports: list[Report], unreadable: list[tuple[str, str, str]]) -> str:
-    """one row per sheet: score, max score, each intermediate's verdict and the diagnosis"""
-    columns: list[str] = []
+    """one row per sheet: score, max score, each intermediate's verdict and the diagnosis; for a person, in the chosen
+    language (check --format json is the form a machine reads)"""
+    columns: dict[str, str] = {}
     for report in reports:
         for item in report.items:
-            if _column(item) not in columns:
-                columns.append(_column(item))
+            columns.setdefault(_column(item), _step_title(item))
+    sheet, student, score, most, diagnosis = map(_, HEADERS)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["sheet", "student", "score", "max_score", *columns, "diagnosis"])
+    writer.writerow([sheet, student, score, most, *map(spreadsheet, columns.values()), diagnosis])
     for report in reports:
         verdicts = {_column(item): _gradebook_verdict(item) for item in report.items}
         writer.writerow([spreadsheet(report.sheet), spreadsheet(report.student or ""), _points(report.score),
                          _points(report.max_score), *(verdicts.get(c, "") for c in columns), spreadsheet(_diagnosis(report))])
-    for sheet, error, _english in unreadable:  # the diagnosis column is for a person, in the chosen language
-        writer.writerow([spreadsheet(sheet), "", "0", "", *("" for _unused in columns),
+    for sheet_path, error, _english in unreadable:
+        writer.writerow([spreadsheet(sheet_path), "", "0", "", *("" for _unused in columns),
                          spreadsheet(_("cannot be read: {error}").format(error=error))])
-    return buffer.getvalue()
+    return BOM + buffer.getvalue()
 
 
 def _gradebook_verdict(item: Item) -> str:
     """an intermediate's verdict, with how many of its cells were written when not all were ("right, 5 of 6 cells")"""
+    verdict = _(VERDICTS[item.verdict])
     if item.verdict == NOT_ANSWERED or item.complete:
-        return item.verdict
-    return f"{item.verdict}, {item.given} of {plural(item.asked, 'cell')}"
+        return verdict
+    return said(Said(N_("{verdict}, {given} of {cells}"), verdict=verdict, given=item.given,
+                     cells=ngettext("{n} cell", "{n} cells", item.asked)))
 
 
 def _diagnosis(report: Report) -> str:
-    """the gradebook's one column for a person, in the chosen language (its headers and verdicts are data: English)"""
+    """the gradebook's diagnosis, in the chosen language"""
     if report.diagnosis:
         return str(said(report.diagnosis))
     return _(NO_DIAGNOSIS) if any(item.verdict == WRONG for item in report.items) else ""
@@ -214,8 +224,11 @@ COUNTS = {RIGHT: N_("{n} right"), CONSEQUENCE: N_("{n} consequence"), WRONG: N_(
 
 
 def _step_title(item: Item) -> str:
-    """a gradebook column's intermediate as the class summary names it, in the chosen language"""
-    return _("final output") if item.head is None else _("head {head} {key}").format(head=item.head, key=item.key)
+    """an intermediate as the class summary and the gradebook name it: in English by its head and key ("head 1
+    scaled"), in any other language as the report names it, in words (缩放后的得分)"""
+    if language.current() != "en":
+        return visible(said(item.name))
+    return "final output" if item.head is None else f"head {item.head} {item.key}"
 
 
 def summary(reports: list[Report], unreadable: list[tuple[str, str, str]]) -> str:

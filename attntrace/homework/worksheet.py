@@ -56,7 +56,9 @@ BLANK_NAME = "________________"  # where a student writes their name, read back 
 def intro(t: Trace, precision: int, key: bool, markdown: bool, student: str | None = None) -> str:
     """the worksheet's title, the student's name line (a blank to fill, or the student's own), and its instructions,
     all in the chosen language: check reads them back in any language, by the words of printed()"""
-    name = t.problem.name or _("self-attention")
+    from attntrace.views.describe import shown_name
+
+    name = shown_name(t.problem.name) or _("self-attention")
     title = markdown_text(name) if markdown else visible(name)  # a name is shown, never obeyed: no heading, no HTML
     heading = (_(KEY_HEADING) if key else _(HEADING)).format(title=title)
     who = name_line(student, markdown)

@@ -198,9 +198,10 @@ def recorder(steps: Sequence[Step], precision: int, title: str | None = None, pa
 def trace_document(t: Trace) -> Document:
     """a trace as `run` shows it (every input), or as `step` does (one input)"""
     from attntrace.render.jsonform import trace_form
+    from attntrace.views.describe import shown_name
     from attntrace.views.walkthrough import run_steps, step_steps
 
-    return Document(run_steps(t) if t.query is None else step_steps(t), trace_form(t), title=t.problem.name)
+    return Document(run_steps(t) if t.query is None else step_steps(t), trace_form(t), title=shown_name(t.problem.name))
 
 
 def render_trace(t: Trace, fmt: str = "plain", precision: int = 4) -> str:

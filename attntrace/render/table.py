@@ -23,7 +23,7 @@ from attntrace.language import N_, _, ngettext
 from attntrace.render.fastrich import FastTable, FastText
 from attntrace.render.layout import cells, gap_head, hidden_line, part, runs, shown
 from attntrace.views.page import Block, Note, Step
-from attntrace.views.text import cut, lines, right
+from attntrace.views.text import cut, lines, right, wrapped
 from attntrace.views.text import width as width_of
 
 COLOURS = {
@@ -32,7 +32,7 @@ COLOURS = {
 }
 BARS = "▁▂▃▄▅▆▇█"  # the heatmap's bars: a weight against the largest in its row
 ASCII_BARS = ".:-=+*#@"
-LEGEND = N_("heatmap: bar and shade = the weight against its row's largest ({top})")
+LEGEND = N_("heatmap: bar and shade = the weight against its row's largest, from the least to the largest: {bars}")
 PALETTES = {  # the shade of a weight from none (low) to its row's largest (high), with the digits' colour on each
     "terminal": ((88, 88, 88), (25, 110, 230), "#ffffff", "#ffffff"),  # grey to blue at a like lightness: a
     # terminal's background, dark or light, is unknown, so neither end may be it
@@ -69,7 +69,8 @@ def render_step(step: Step, precision: int, width: int, look: Look = Look()) -> 
     with paused():
         for k, item in enumerate(step.items):
             if isinstance(item, Note):
-                parts.append(FastText(visible(item.text), style="italic"))
+                parts.append(FastText("\n".join(wrapped(visible(item.text), width)), style="italic"))  # broken
+                # where plain text breaks it, never inside a list of numbers or a formula
             else:
                 parts.extend(tables(item, precision, step.prefix, width, look))
             if not (isinstance(item, Note) and k + 1 < len(step.items) and isinstance(step.items[k + 1], Note)):
@@ -151,7 +152,7 @@ def tables(b: Block, precision: int, prefix: str, width: int, look: Look = Look(
                 table.add_row(Text(label), *[column[r] for column in drawn])
             out.append(table)
     if heat:
-        out.append(FastText(_(LEGEND).format(top=look.bars[-1]), style="italic"))
+        out.append(FastText("\n".join(wrapped(_(LEGEND).format(bars=look.bars), width)), style="italic"))
     out.extend(FastText(hidden_line(count, what), style="italic")
                for count, what in ((hidden_rows, "row"), (hidden_cols, "column")) if count)
     return out

@@ -7,6 +7,7 @@ import numpy as np
 
 from attntrace.core.decode import TOLERANCE, Decoded, DecodeHead, DecodeStep
 from attntrace.core.engine import checked_rows
+from attntrace.core.problem import divisor
 from attntrace.language import N_, _
 from attntrace.views.flash import SINK, difference_shown
 from attntrace.views.page import Block, Note, Step
@@ -39,6 +40,8 @@ def _rules(d: Decoded) -> Step:
                     "before q_t is scored against it, so token t sees itself. The weights are the softmax of q_t's "
                     "scores against the cached keys (scaled, biased and capped as the problem says) and the output is "
                     "their weighted sum of the cached values."))]
+    items.append(Note(_("In each step's scores, the row q · k holds q_t's dot product with each cached key, and the "
+                        "row logit what the softmax takes: {logit}.").format(logit=_logit_formula(d))))
     if d.window is None:
         items.append(Note(_("No window: the cache grows by one token a step and query t sees keys 1 … t (causal "
                             "attention).")))
@@ -63,6 +66,16 @@ def _rules(d: Decoded) -> Step:
     if p.w_o is not None:
         items.append(Note(_("Each step's output is its heads' outputs side by side, times W_O.")))
     return Step(0, _("Decoding with a KV cache"), tuple(items))
+
+
+def _logit_formula(d: Decoded) -> str:
+    """how a step's logit is made from its q · k, as the problem says: divided, biased, capped"""
+    p = d.problem
+    by = divisor(p, d.dims.d_k)
+    text = "q · k" if by == 1.0 else "q · k / sqrt(d_k)" if p.scale is True else f"q · k / {by:g}"
+    if p.alibi:
+        text += " - slope · |t - j|"
+    return text if p.softcap is None else f"{p.softcap:g} · tanh(({text}) / {p.softcap:g})"
 
 
 def _logit(value: float | None) -> str:

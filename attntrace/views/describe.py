@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from attntrace.core.problem import EXAMPLE, Problem, dims, problem_error
 from attntrace.errors import AttntraceError
-from attntrace.language import _
+from attntrace.language import N_, _
 from attntrace.memory import check_memory
+
+# the names of the problems in samples/: data, as every problem's name; shown in the chosen language, as the built-in
+# example's is
+SAMPLE_NAMES = frozenset({EXAMPLE, N_("worked example, scaled by sqrt(d_k)"),
+                          N_("decoder self-attention with a causal mask"), N_("two heads of d_k = 2, joined by W_O"),
+                          N_("encoder-decoder (cross) attention"), N_("我喜欢猫: one head, d_k = d_v = 2, scaled")})
 
 
 def shown_name(name: str | None) -> str | None:
-    """a problem's name as a title a person reads: the built-in example's in the chosen language, any other as it is"""
-    return _(name) if name == EXAMPLE else name
+    """a problem's name as a title a person reads: the built-in example's and the samples' in the chosen language, any
+    other as it is (a name the user wrote)"""
+    return _(name) if name in SAMPLE_NAMES else name
 
 
 def scale_text(scale: bool | float) -> str:

@@ -49,6 +49,7 @@ class _Writer:
         self.carried = carried  # carried rounding rounds an exact half away from zero, as the trace does
         self.halves = False  # a result exactly halfway was written in full
         self.bracket = ""  # the first bracket with the tables' different value, as the legend's example
+        self.products = False  # a product of step 6 was written other than the tables' weighted value
 
     def read(self, value: float) -> tuple[str, Decimal]:
         """a number as written, and the decimal a student reads from it"""
@@ -193,13 +194,6 @@ def _whole_products(t: Trace, a: int, w: _Writer) -> np.ndarray:
     return _whole(w.texts(h.weights[0, :t.dims.m]))[:, None] & _whole(w.texts(h.v)).reshape(h.v.shape)
 
 
-def _decimal(text: str, precision: int) -> str:
-    """a whole number as written ("0", "(-2)") at the precision's decimals ("0.0000", "(-2.0000)")"""
-    inner = text.strip("()")
-    decimals = f"{inner}.{'0' * precision}" if precision else inner
-    return f"({decimals})" if text.startswith("(") else decimals
-
-
 def _terms(terms: list[str], count: int) -> str:
     """a sum of count terms as written, from the terms shown (see _shown)"""
     if count <= LONG:
@@ -323,8 +317,10 @@ def explain_steps(t: Trace, precision: int) -> list[Step]:
             Step(4, _("Step 4 · attention scores for input {i}").format(i=i), per_head(_scores)),
             Step(5, _("Step 5 · softmax for input {i}").format(i=i), per_head(_softmax)),
             Step(6, _("Step 6 · weighted values for input {i}").format(i=i), per_head(_weighted)),
-            Step(7, _("Step 7 · output {i}").format(i=i), (*per_head(_output), *_projected(t, w))),
         ]
+        sums = (*per_head(_output), *_projected(t, w))
+        added = (Note(_("Step 7 adds the weighted values as step 6 writes them.")),) if w.products else ()
+        steps.append(Step(7, _("Step 7 · output {i}").format(i=i), (*added, *sums)))
     steps[0] = replace(steps[0], items=(*w.legend(), *steps[0].items))
     return steps
 
@@ -515,25 +511,52 @@ def _weighted(t: Trace, a: int, w: _Writer) -> list[Note]:
     weights, values = w.texts(h.weights[0, :m]), w.texts(h.v)
     exact = _exact(np.multiply, w.scaled(h.weights[0, :m])[:, None], w.scaled(h.v))
     whole = _whole_products(t, a, w)
-    pairs = iter(zip(values, w.written(exact, 2 * w.precision, products, whole)))  # row by row: d_v of them a row
+    results = w.written(exact, 2 * w.precision, products, whole)
+    w.products |= any(" " in result for result in results)  # a bracket: the tables' value differs
+    pairs = iter(zip(values, results))  # row by row: d_v of them a row
     return [Note(f"{head}w({i},{j + 1}) · v{j + 1}[{c + 1}] = {weight}×{value} = {result}")
             for j, weight in enumerate(weights) for c, (value, result) in zip(range(d_v), pairs)]
 
 
 def _output(t: Trace, a: int, w: _Writer) -> list[Note]:
-    """step 7 for head a: each cell of the output as the sum of the weighted values"""
+    """step 7 for head a: each cell of the output as the sum of the weighted values step 6 wrote (the tables' value
+    after it when it differs)"""
     h, i, head = t.heads[a], t.rows[0] + 1, _head(t, a)
     products = t.weighted(a, t.rows[0])  # [m, d_v]
     m, d_v = products.shape
     shown = _shown(m)
     whole = _whole_products(t, a, w)
-    texts = w.texts(products[shown, :])
-    for k, (r, c) in enumerate((r, c) for r in shown for c in range(d_v)):  # each term as step 6 wrote it
-        if not whole[r, c] and "." not in texts[k]:
-            texts[k] = _decimal(texts[k], w.precision)
-    exact = _exact(np.matmul, np.ones((1, m), dtype=np.int64), w.scaled(products), m)  # each column's sum
-    results = w.written(exact, w.precision, h.output[0, :d_v], np.all(whole, axis=0))  # a sum of whole terms: whole
-    return [Note(f"{head}output{i}[{c + 1}] = {_terms(texts[c::d_v], m)} = {results[c]}") for c in range(d_v)]
+    exact = _exact(np.multiply, w.scaled(h.weights[0, :m])[:, None], w.scaled(h.v))  # step 6's, times 10^(2p)
+    texts, _first = w.results(exact[shown], 2 * w.precision, products[shown], whole[shown])
+    texts = [_term(text.partition(" ")[0]) for text in texts]  # each term as step 6 wrote it, without its bracket
+    added = _exact(np.matmul, np.ones((1, m), dtype=np.int64), _as_written(exact, w), m)  # each column's sum
+    results = w.written(added, w.precision + 1, h.output[0, :d_v], np.all(whole, axis=0))  # of whole terms: whole
+    return [Note(f"{head}{output_cell(i, c + 1)} = {_terms(texts[c::d_v], m)} = {results[c]}") for c in range(d_v)]
+
+
+def _term(text: str) -> str:
+    """a number as a term of a sum: a negative one in brackets"""
+    return f"({text})" if text.startswith("-") else text
+
+
+def _as_written(exact: np.ndarray, w: _Writer) -> np.ndarray:
+    """results given as exact integers times 10^(2 precision), as written (see _Writer.results): rounded to the
+    precision half away from zero, or in full to one decimal more when exactly halfway without carried rounding;
+    times 10^(precision + 1)"""
+    unit = 10 ** w.precision
+    if exact.dtype == np.int64 and _largest(exact) >= _LIMIT // 10:
+        exact = exact.astype(object)
+    size = np.abs(exact)
+    rest = size % unit
+    tenths = (size // unit + (rest >= unit - rest)) * 10
+    if unit > 1 and not w.carried:
+        tenths = np.where(rest == unit - rest, size // (unit // 10), tenths)
+    return np.where(exact < 0, -tenths, tenths)
+
+
+def output_cell(i: int, column: int) -> str:
+    """cell column of output i, as a line names it: output1[2]"""
+    return _("output{i}[{column}]").format(i=i, column=column)
 
 
 def _projected(t: Trace, w: _Writer) -> list[Note]:
@@ -549,4 +572,4 @@ def _projected(t: Trace, w: _Writer) -> list[Note]:
         written = [f"{text} + {bias}" for text, bias in zip(written, biases)]
         exact = _plus(exact, _exact(np.multiply, w.scaled(p.b_o)[None, :], np.array(10**w.precision)))
     results = w.written(exact, 2 * w.precision, t.output[0, :t.dims.d_out])
-    return [Note(f"output{i}[{c + 1}] = {named[c]} = {written[c]} = {results[c]}") for c in range(t.dims.d_out)]
+    return [Note(f"{output_cell(i, c + 1)} = {named[c]} = {written[c]} = {results[c]}") for c in range(t.dims.d_out)]

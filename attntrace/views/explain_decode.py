@@ -9,7 +9,7 @@ import math
 from attntrace.core.decode import Decoded, DecodeHead, DecodeStep
 from attntrace.core.problem import divisor
 from attntrace.language import _, ngettext
-from attntrace.views.explain import head_words, num
+from attntrace.views.explain import head_words, num, output_cell
 from attntrace.views.explain_flash import added, written
 from attntrace.views.page import Note, Step
 
@@ -77,6 +77,6 @@ def _output(h: DecodeHead, s: DecodeStep, who: str, p: int) -> list[Note]:
     lines = []
     for c in range(len(s.output)):
         terms = [f"{written(s.weights[place], p)}×{written(v_rows[place, c], p)}" for place in range(len(s.cache))]
-        lines.append(f"{who}output{s.t}[{c + 1}] = Σ w({s.t},j) · v_j[{c + 1}] = {added(terms)} = "
+        lines.append(f"{who}{output_cell(s.t, c + 1)} = Σ w({s.t},j) · v_j[{c + 1}] = {added(terms)} = "
                      f"{num(s.output[c], p)}")
     return [Note(line) for line in lines]

@@ -123,5 +123,6 @@ def _sink(h: Recurrence, head: str, p: int) -> list[Note]:
 def _output(h: Recurrence, head: str, p: int) -> list[Note]:
     """output = O / ℓ, column by column (0 when ℓ = 0: every key masked)"""
     ell, o = float(h.final_ell[0]), h.final_o[0]
-    return [Note(f"{head}output[{c + 1}] = O[{c + 1}] / ℓ = {written(o[c], p)} / {written(ell, p)} = {num(h.output[0, c], p)}")
+    return [Note(f"{head}" + _("output[{column}]").format(column=c + 1) +
+                 f" = O[{c + 1}] / ℓ = {written(o[c], p)} / {written(ell, p)} = {num(h.output[0, c], p)}")
             for c in range(len(o))]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def width(text: str) -> int:
     """the columns a terminal gives text, as the rich tables measure it: wide and full-width characters (我, 😀) two,
@@ -73,52 +75,119 @@ def fits(text: str, columns: int) -> bool:
 
 
 def wrapped(text: str, columns: int, indent: str = "") -> list[str]:
-    """text broken at spaces into lines of at most columns on screen, each after the first after indent; a word too
-    long for a line of its own is broken where the line ends"""
+    """text broken into lines of at most columns on screen, each after the first after indent: at spaces, and in
+    Chinese between its characters; a line ends where the text holds least (see _breaks), so that a list of numbers,
+    a number and the word it goes with, or a formula is broken only when it is longer than a line; a word longer than
+    a line is broken where the line ends"""
     if fits(text, columns):
         return [text]
-    out: list[str] = []
     body = text.lstrip(" ")
-    line = text[:len(text) - len(body)]  # the line being filled, from its indent
-    used = len(line)  # its width
-    for word in body.split(" "):
-        size = width(word)
-        if line.strip() and used + 1 + size <= columns:
-            line, used = f"{line} {word}", used + 1 + size
+    atoms, breaks = _breaks(body)
+    sizes = [width(atom) for atom in atoms]
+    out: list[str] = []
+    lead = text[:len(text) - len(body)]  # what the line being filled starts with: the text's own indent, then indent
+    start = 0
+    while start < len(atoms):
+        used = width(lead) + sizes[start]
+        if used > columns and sizes[start]:  # a word longer than a line: as much as fits
+            head = cut(atoms[start], columns - width(lead), "") or atoms[start][:1]
+            out.append(lead + head)
+            atoms[start] = atoms[start][len(head):]
+            sizes[start] = width(atoms[start])
+            lead = indent
             continue
-        head = _cjk_head(word, columns - used - 1) if line.strip() and not word.isascii() else ""
-        if head:  # Chinese text breaks between its characters, where no space is written
-            out.append(f"{line} {head}")
-            line, used, word = indent, width(indent), word[len(head):]
-            size = width(word)
-        elif line.strip():
-            out.append(line)
-            line, used = indent, width(indent)
-        while used + size > columns and used + 1 < columns:  # a word longer than a line: as much as fits
-            head = cut(word, columns - used, "")
-            if not head:
+        best: dict[int, int] = {}  # the furthest place the line may end, for each hold
+        end = start
+        while end + 1 < len(atoms):
+            hold, spaced = breaks[end]
+            best[hold] = end
+            if used + spaced + sizes[end + 1] > columns:
                 break
-            out.append(line + head)
-            word = word[len(head):]
-            line, used, size = indent, width(indent), width(word)
-        line, used = line + word, used + size
-    out.append(line)
-    return [piece.rstrip() for piece in out]
+            used += spaced + sizes[end + 1]
+            end += 1
+        else:
+            out.append(lead + _joined(atoms, breaks, start, len(atoms) - 1))
+            break
+        last = best[min(best)]
+        out.append(lead + _joined(atoms, breaks, start, last))
+        start, lead = last + 1, indent
+    return [line.rstrip() for line in out]
 
 
+def _joined(atoms: list[str], breaks: list[tuple[int, int]], first: int, last: int) -> str:
+    """atoms first to last as written: a space where one was"""
+    return "".join(atoms[k] + " " * breaks[k][1] for k in range(first, last)) + atoms[last]
+
+
+FREE, FORMULA, WORDED, LISTED = 0, 1, 2, 3  # how firmly a place in a text holds it together (see _breaks)
+OPERATORS = frozenset("· × + − - = / * ^ < > ≤ ≥ ≈ → ← … | Σ √ mod".split())  # a space beside one is inside a formula
+_NUMBER_START = re.compile(r"[\[(（]*[-−+]?\d")
+_NUMBER_END = re.compile(r"\d[\])）%]*[,，、;；:：]?$")
+_NUMBER = re.compile(r"[\[(（]*[-−+]?\d[\d.,eE+−-]*[\])）%]*[,，、;；:：。]?$")
 NO_START = "，。、；：！？）》」』”’…·"  # what never starts a line of Chinese text
 NO_END = "（《「『“‘"  # what never ends one
 
 
-def _cjk_head(word: str, columns: int) -> str:
-    """the longest start of word that fits in columns and ends where Chinese text may break: beside a wide character
-    (two columns), never before a closing mark nor after an opening one; "" when there is none"""
-    best, used = "", 0
-    for k, ch in enumerate(word[:-1]):
-        used += width(ch)
-        if used > columns:
-            break
-        after = word[k + 1]
-        if (width(ch) == 2 or width(after) == 2) and after not in NO_START and ch not in NO_END:
-            best = word[:k + 1]
-    return best
+def _breaks(text: str) -> tuple[list[str], list[tuple[int, int]]]:
+    """text as the pieces a line may end between, and for each place between two pieces how firmly it holds them
+    together and whether it is a space (dropped at a line's end): a space FREE, or FORMULA beside an operator or inside
+    a formula's brackets (max(m_old, ...), W_O[:,4]; a word's opening bracket, of words or a list, is not one), WORDED
+    between a number and the Chinese word it goes with ("步骤 5", "5 位"), LISTED between numbers (a list of them) and
+    between an option and its number ("--precision 1"); between two characters of Chinese FREE, where Chinese text may
+    break: beside a wide character, not before a closing mark nor after an opening one, nor against a Latin letter or
+    digit (输出1)"""
+    atoms: list[str] = []
+    breaks: list[tuple[int, int]] = []
+    depth = 0  # the formula's brackets opened and not closed
+    words = text.split(" ")
+    for k, word in enumerate(words):
+        if k:
+            breaks.append((max(_glue(words[k - 1], word), FORMULA if depth else FREE), 1))
+        inner = word.lstrip("([")
+        depth = max(0, depth + inner.count("(") + inner.count("[") - word.count(")") - word.count("]"))
+        piece = 0
+        if not word.isascii():
+            named = _named(word)
+            for i in range(len(word) - 1):
+                ch, after = word[i], word[i + 1]
+                if (width(ch) == 2 or width(after) == 2) and after not in NO_START and ch not in NO_END \
+                        and not _latin(ch) and not _latin(after) and not (named[i] and named[i + 1]):
+                    atoms.append(word[piece:i + 1])
+                    breaks.append((FREE, 0))
+                    piece = i + 1
+        atoms.append(word[piece:])
+    return atoms, breaks
+
+
+def _named(word: str) -> list[bool]:
+    """which characters of word belong to a run of Chinese written against a Latin letter or digit, as a name is
+    (输出1[2]): never broken"""
+    out = [False] * len(word)
+    i = 0
+    while i < len(word):
+        j = i
+        while j < len(word) and width(word[j]) == 2 and word[j] not in NO_START + NO_END:
+            j += 1
+        if j > i:
+            if (i > 0 and _latin(word[i - 1])) or (j < len(word) and _latin(word[j])):
+                out[i:j] = [True] * (j - i)
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def _latin(ch: str) -> bool:
+    return ch == "_" or ch.isascii() and ch.isalnum()
+
+
+def _glue(before: str, after: str) -> int:
+    """how firmly the space between two words holds them on one line (see _breaks)"""
+    if _NUMBER_START.match(after):
+        if _NUMBER_END.search(before) or before.startswith("--"):
+            return LISTED
+        if width(before[-1:]) == 2:
+            return WORDED
+    if _NUMBER.match(before) and width(after[:1]) == 2:
+        return WORDED
+    return FORMULA if before in OPERATORS or after in OPERATORS else FREE

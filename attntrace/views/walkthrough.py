@@ -419,7 +419,7 @@ def warnings(t: Trace) -> list[str]:
 
 def experiment_steps(result: Result) -> list[Step]:
     """an experiment's matrices and findings as one step"""
-    blocks = [Block(title, kind, rows, cols, values) for title, kind, rows, cols, values in result.matrices]
+    blocks = [Block(m.title, m.kind, m.rows, m.cols, m.values, data_cols=m.data_cols) for m in result.matrices]
     findings = [Note(text) for text in result.findings]
     return [Step(0, _("Experiment · {title}").format(title=result.title), (*blocks, *findings))]
 

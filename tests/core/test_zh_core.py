@@ -176,5 +176,8 @@ def test_an_experiment_finds_in_chinese(attntrace):
 
 def test_new_notes_in_chinese_and_writes_the_same_problem(attntrace):
     zh, en = attntrace("new", "--lang", "zh", "--seed", "1"), attntrace("new", "--seed", "1")
-    assert zh.code == en.code == 0 and zh.out == en.out  # the problem file, its name too, is the same
+    assert zh.code == en.code == 0
+    zh_problem, en_problem = json.loads(zh.out), json.loads(en.out)
+    assert {**zh_problem, "name": None} == {**en_problem, "name": None}  # the same problem; only its title is Chinese
+    assert zh_problem["name"] == "3 个输入，d_model = 4，d_k = 3，d_v = 3，1 个头（整数）"
     assert '注："scale" 为 false：整数练习和示例一样，不把得分除以 sqrt(d_k)' in zh.err

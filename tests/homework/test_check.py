@@ -379,7 +379,7 @@ def test_a_class_directory_with_a_gradebook_and_a_summary(attntrace, tmp_path):
     assert r.code == 2  # dee's sheet cannot be read; the others are marked
     assert "dee.json" in r.err and "ana.json" in r.out and "cai.json" in r.out
     assert "2 of 3 sheets marked: mask left out" in r.out and "3 sheets marked, 1 could not be read; 1 passed" in r.out
-    rows = list(csv.DictReader(book.open(encoding="utf-8")))
+    rows = list(csv.DictReader(book.open(encoding="utf-8-sig")))
     assert [row["sheet"].split("/")[-1] for row in rows] == ["ana.json", "ben.json", "cai.json", "dee.json"]
     assert rows[0]["score"] == "15" and rows[1]["head 1 scaled"] == "wrong" and "mask" in rows[1]["diagnosis"]
     assert rows[3]["diagnosis"].startswith("cannot be read")
@@ -418,7 +418,7 @@ def test_gradebook_cells_never_run_as_formulas(attntrace, tmp_path):
     _write(room, "=cmd.json", {**hand.sheet(ONE, 2), "student": "=HYPERLINK(1)"})
     book = tmp_path / "g.csv"
     attntrace("check", room, "--gradebook", book)
-    row = next(csv.DictReader(book.open(encoding="utf-8")))
+    row = next(csv.DictReader(book.open(encoding="utf-8-sig")))
     assert row["student"] == "'=HYPERLINK(1)"
 
 
@@ -485,7 +485,7 @@ def test_every_student_of_an_assigned_class_is_marked(attntrace, tmp_path):
     (room / "ben" / "worksheet.md").write_text((room / "keys" / "ben" / "key.md").read_text())  # filled in place
     book = tmp_path / "g.csv"
     r = attntrace("check", room, "--gradebook", book)
-    rows = {row["sheet"].split("/")[-2]: row for row in csv.DictReader(book.open(encoding="utf-8"))}
+    rows = {row["sheet"].split("/")[-2]: row for row in csv.DictReader(book.open(encoding="utf-8-sig"))}
     assert set(rows) == {"ana", "ben", "cai"} and r.code == 1
     assert rows["ana"]["score"] == rows["ben"]["score"] == rows["ana"]["max_score"] and rows["cai"]["score"] == "0"
 
@@ -702,7 +702,7 @@ def test_a_partly_written_sheet_scores_the_sum_rounded_and_its_gradebook_says_wh
     book = tmp_path / "book.csv"
     r, report, _ = _mark(attntrace, tmp_path, ONE, sheet, "--gradebook", str(book))
     assert report["score"] == 6.6667
-    rows = list(csv.DictReader(book.open(encoding="utf-8")))
+    rows = list(csv.DictReader(book.open(encoding="utf-8-sig")))
     assert rows[0]["score"] == "6.6667" and rows[0]["head 1 q"] == "right, 5 of 6 cells" and rows[0]["head 1 v"] == "right"
 
 

@@ -114,7 +114,7 @@ def test_no_gradebook_cell_is_a_formula_even_once_trimmed(attntrace, class_dir, 
     monkeypatch.chdir(folder)  # the sheets named as a teacher types them, so a cell starts with the file's name
     r = attntrace("check", name, "filled.md", "--gradebook", tmp_path / "grades.csv")
     assert r.code == 1, r.err  # the blank worksheet does not pass
-    rows = list(csv.reader(io.StringIO((tmp_path / "grades.csv").read_text(encoding="utf-8"))))
+    rows = list(csv.reader(io.StringIO((tmp_path / "grades.csv").read_text(encoding="utf-8-sig"))))
     assert [row[:2] for row in rows[1:]] == [["'" + name, ""], ["filled.md", "'=1+2"]]
     for row in rows:
         for cell in row:

@@ -44,7 +44,7 @@ def english_words(text: str, name: str) -> set[str]:
 
 @pytest.mark.parametrize("fmt", ["markdown", "plain"])
 def test_a_chinese_worksheet_is_in_chinese_only(attntrace, fmt):
-    sample, name = SAMPLES / "causal.json", "decoder self-attention with a causal mask"
+    sample, name = SAMPLES / "causal.json", "带因果掩码的解码器自注意力"  # the sample's name, in Chinese
     zh = printed(attntrace, sample, "--lang", "zh", "--format", fmt)
     en = printed(attntrace, sample, "--format", fmt)
     mark = "# " if fmt == "markdown" else ""
@@ -54,23 +54,24 @@ def test_a_chinese_worksheet_is_in_chinese_only(attntrace, fmt):
             "掩码：causal（输入i只关注键1到i）。") in unwrapped
     assert english_words(preface(zh), name) == set()
     assert "Compute self-attention" not in zh and "Name:" not in zh and "attntrace" not in zh
-    assert en.startswith(f"{mark}Worksheet: {name}\n\nName: {BLANK}\n\nCompute self-attention for every input.")
+    assert en.startswith(f"{mark}Worksheet: decoder self-attention with a causal mask\n\nName: {BLANK}\n\n"
+                         "Compute self-attention for every input.")
     assert "练习单" not in en and "姓名" not in en
 
 
 def test_a_chinese_key_and_one_input(attntrace):
     zh = printed(attntrace, SAMPLES / "causal.json", "--lang", "zh", "--key", "--input", "2")
-    assert zh.startswith("# 练习单：decoder self-attention with a causal mask · 答案\n\n"
+    assert zh.startswith("# 练习单：带因果掩码的解码器自注意力 · 答案\n\n"
                          "只计算输入 2 的自注意力（步骤 4 到 7）。将每个中间结果四舍五入到 2 位小数")
     assert "姓名" not in zh and "Compute self-attention" not in zh and "ANSWER KEY" not in zh
-    assert english_words(preface(zh, key=True), "decoder self-attention with a causal mask") == set()
+    assert english_words(preface(zh, key=True), "") == set()
 
 
 def test_heads_and_one_decimal_in_chinese(attntrace):
     zh = printed(attntrace, SAMPLES / "two_heads.json", "--lang", "zh", "--precision", "1", "--no-scale")
     assert "四舍五入到 1 位小数，并把舍入后的值带入下一步；不对得分进行缩放。头：2 个，头 a 使用 W_Q 和 W_K" in zh
     assert "Round every intermediate" not in zh and "Heads:" not in zh
-    assert english_words(preface(zh), "two heads of d_k = 2, joined by W_O") == set()
+    assert english_words(preface(zh), "") == set() and zh.startswith("# 练习单：两个 d_k = 2 的头，由 W_O 合并\n")
 
 
 @pytest.mark.parametrize("sample, options", [("two_heads.json", ()), ("two_heads.json", ("--input", "2", "-p", "1"))])
@@ -142,9 +143,13 @@ def test_assign_in_chinese_writes_the_same_problems_and_keys_and_chinese_workshe
     for student in ("ann", "李明"):
         for name in ("problem.json", "keys/{}/key.json"):
             place = name.format(student) if "{}" in name else f"{student}/{name}"
-            assert (tmp_path / "zh" / place).read_bytes() == (tmp_path / "en" / place).read_bytes()
+            zh_file, en_file = (json.loads((tmp_path / lang / place).read_text(encoding="utf-8")) for lang in ("zh", "en"))
+            assert {**zh_file, "name": None} == {**en_file, "name": None}  # the same problem and answers
+            assert en_file["name"] == f"{student}: 3 inputs, d_model = 4, d_k = 3, d_v = 3, 1 head (integers)"
+            assert zh_file["name"] == f"{student}（3 个输入，d_model = 4，d_k = 3，d_v = 3，1 个头，整数）"  # its title
         sheet = (tmp_path / "zh" / student / "worksheet.md").read_text(encoding="utf-8")
         assert f"\n姓名：{student}\n" in sheet and "为每个输入计算自注意力" in sheet and "Name:" not in sheet
+        assert sheet.startswith(f"# 练习单：{student}（3 个输入，d_model = 4，d_k = 3，d_v = 3，1 个头，整数）\n")
         assert " · 答案\n" in (keys / student / "key.md").read_text(encoding="utf-8")
 
 

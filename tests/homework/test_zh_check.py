@@ -34,9 +34,22 @@ def test_a_wrong_sheet_in_chinese_names_the_mistake_in_chinese(attntrace, tmp_pa
     assert r.code == 1, r.err
     assert "步骤 4  头 1 · 缩放后的得分       错误：16 个已填写的单元格中有 6 个不对\n" in r.out
     assert "步骤 5  头 1 · 权重               连带错误：由你自己的缩放后的得分推出\n" in r.out
-    assert "          头 1 · scaled[birds → sing]：写的是 0.03，应为 已掩码（留空）\n" in r.out
+    assert "          头 1 · 缩放后的得分[birds → sing]：写的是 0.03，应为 已掩码（留空）\n" in r.out
     assert "诊断：漏了掩码：关注了掩码遮住的键（最先出现在头 1 · 缩放后的得分中）\n" in r.out
     assert "· 未通过\n" in r.out
+
+
+def test_cells_are_named_in_words_in_chinese_and_by_their_keys_in_english_and_json(attntrace, tmp_path):
+    sheet = hand.sheet(TWO, 2, mask="none")
+    sheet["output"][0][0] += 1  # the final output off too: "output[...]" in English, 输出[...] in Chinese
+    zh, en = (_check(attntrace, tmp_path, sheet, TWO, "--lang", lang).out for lang in ("zh", "en"))
+    assert "头 1 · 缩放后的得分[birds → sing]：" in zh and "scaled[" not in zh
+    assert "head 1 · scaled[birds → sing]: 0.03 written" in en
+    assert re.search(r"^ +输出\[[^],]+, 1\]：", zh, re.M) and not re.search(r"output\[", zh)
+    assert re.search(r"^ +output\[[^],]+, 1\]: ", en, re.M)
+    data = json.loads(_check(attntrace, tmp_path, sheet, TWO, "--format", "json", "--lang", "zh").out)
+    names = [cell["name"] for item in data["items"] for cell in item["cells"]]
+    assert "head 1 · scaled[birds → sing]" in names and any(name.startswith("output[") for name in names)
 
 
 def test_json_and_gradescope_are_the_same_in_both_languages(attntrace, tmp_path):
@@ -53,7 +66,7 @@ def test_json_and_gradescope_are_the_same_in_both_languages(attntrace, tmp_path)
     assert {item["verdict"] for item in report["items"]} == {"right", "wrong", "consequence"}
 
 
-def test_the_class_summary_in_chinese_and_the_gradebook_the_same_in_both(attntrace, tmp_path):
+def test_the_class_summary_and_the_gradebook_in_chinese_and_json_the_same_in_both(attntrace, tmp_path):
     room = _class(tmp_path)
     (room / "dee.json").unlink()  # an unreadable sheet's error is for a person, in the language chosen
     books = {}
@@ -61,14 +74,23 @@ def test_the_class_summary_in_chinese_and_the_gradebook_the_same_in_both(attntra
         books[lang] = tmp_path / f"{lang}.csv"
         r = attntrace("check", room, "--gradebook", books[lang], "--lang", lang)
         assert r.code == 1, r.err
-    rows = {lang: list(csv.reader(books[lang].open(encoding="utf-8"))) for lang in books}
-    assert [row[:-1] for row in rows["en"]] == [row[:-1] for row in rows["zh"]]  # headers, scores, verdicts: data
-    diagnoses = {lang: [row[-1] for row in rows[lang]] for lang in rows}  # the one column written for a person
-    assert diagnoses["en"][0] == diagnoses["zh"][0] == "diagnosis"
-    assert "the mask was left out" in diagnoses["en"][1] + diagnoses["en"][2] + diagnoses["en"][3]
-    assert any("漏了掩码" in d for d in diagnoses["zh"]) and not any("mask was left out" in d for d in diagnoses["zh"])
     assert "\n班级：批改了 3 份答卷；1 份通过\n平均得分：" in r.out
-    assert "\n3 份答卷中有 2 份：漏了掩码\n" in r.out and "\n  头 1 scaled   1 正确、2 错误\n" in r.out, r.out
+    assert "\n3 份答卷中有 2 份：漏了掩码\n" in r.out and "\n  头 1 · 缩放后的得分       1 正确、2 错误\n" in r.out, r.out
+    for lang in books:  # a BOM first, so that a spreadsheet reads it as UTF-8
+        assert books[lang].read_bytes().startswith(b"\xef\xbb\xbf")
+    rows = {lang: list(csv.reader(books[lang].open(encoding="utf-8-sig"))) for lang in books}
+    assert rows["en"][0][:4] == ["sheet", "student", "score", "max_score"] and rows["en"][0][-1] == "diagnosis"
+    assert rows["zh"][0][:4] == ["答卷", "学生", "成绩", "满分"] and rows["zh"][0][-1] == "诊断"
+    assert "head 1 scaled" in rows["en"][0] and "头 1 · 缩放后的得分" in rows["zh"][0]
+    assert [row[:4] for row in rows["en"][1:]] == [row[:4] for row in rows["zh"][1:]]  # sheets, students, scores
+    verdicts = {lang: {cell for row in rows[lang][1:] for cell in row[4:-1]} for lang in rows}
+    assert {"right", "wrong", "consequence"} <= verdicts["en"] and {"正确", "错误", "连带错误"} <= verdicts["zh"]
+    assert not any(cell.isascii() and cell for cell in verdicts["zh"])
+    diagnoses = {lang: [row[-1] for row in rows[lang][1:]] for lang in rows}
+    assert "the mask was left out" in "".join(diagnoses["en"])
+    assert any("漏了掩码" in d for d in diagnoses["zh"]) and not any("mask was left out" in d for d in diagnoses["zh"])
+    reports = {lang: attntrace("check", room, "--format", "json", "--lang", lang).out for lang in books}
+    assert reports["en"] == reports["zh"] and '"verdict": "consequence"' in reports["en"]
 
 
 @pytest.mark.parametrize(("sheet", "words"), [
@@ -156,4 +178,4 @@ def test_an_unreadable_sheet_is_said_in_chinese_and_its_json_error_stays_english
     assert any("\u4e00" <= ch <= "\u9fff" for ch in reports["zh"].err)  # the line on stderr is for a person
     book = tmp_path / "book.csv"
     attntrace("check", room, "--gradebook", book, "--lang", "zh")
-    assert "无法读取：" in book.read_text(encoding="utf-8")
+    assert "无法读取：" in book.read_text(encoding="utf-8-sig")

@@ -111,6 +111,24 @@ def test_a_joiner_that_joins_nothing_is_shown_as_an_escape_and_an_emoji_sequence
     assert visible("👨\u200d👩\u200d👧") == "👨\u200d👩\u200d👧" and visible("a\u200b\u0301") == "a\u200b\u0301"
 
 
+def test_a_joiner_between_letters_is_shown_as_an_escape_as_terminals_draw_both_letters():
+    assert visible("z\u200bw\u200dj") == "z\u200bw\\u200dj" and visible("a\u200d😀") == "a\\u200d😀"
+    assert visible("🏳\ufe0f\u200d🌈") == "🏳\ufe0f\u200d🌈"
+
+
+@pytest.mark.parametrize("fmt", ["plain", "table", "markdown"])
+def test_a_label_with_zero_width_characters_keeps_the_columns_in_line(attntrace, tmp_path, fmt):
+    path = tmp_path / "zw.json"
+    path.write_text(json.dumps({"tokens": ["z\u200bw\u200dj", "ab", "c"], "x": [[1, 0], [0, 1], [1, 1]]}),
+                    encoding="utf-8")
+    out = attntrace("run", path, "--format", fmt, "--ascii").out
+    rows = [line for line in out.splitlines() if re.match("^\\|? ?(z\u200bw|ab |c )", line)][:3]
+    assert len(rows) == 3 and "\\u200d" in rows[0] and "\u200d" not in out, rows
+    if fmt != "markdown":  # as a terminal draws them: a zero-width space takes no column, every other character one
+        assert len({len(row.replace("\u200b", "")) for row in rows}) == 1, rows
+        assert len({cell_len(row) for row in rows}) == 1, rows
+
+
 def test_the_who_lines_pad_each_token_as_shown():
     x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     problem = Problem(x=x, w_q=np.eye(2), w_k=np.eye(2), w_v=np.eye(2), tokens=("x\u200d", "ab", "我"))
@@ -162,6 +180,56 @@ def test_a_long_line_breaks_between_words_and_its_further_lines_are_indented():
     assert " ".join(line.strip() for line in lines) == "a " + "word " * 30 + "end"
     assert wrapped("我" * 50, 40, "  ") == ["我" * 20, "  " + "我" * 19, "  " + "我" * 11]  # no space to break at
     assert wrapped("short", 40) == ["short"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("fmt", ["plain", "table"])
+def test_the_worked_examples_note_keeps_its_lists_of_numbers_on_one_line(attntrace, lang, fmt):
+    out = attntrace("run", "--format", fmt, "--lang", lang, "--ascii").out
+    for numbers in ("1.9366 6.6831 1.5951", "[2.0, 7.0, 1.5]", "[0.0, 0.5, 0.5]", "[0.1, 0.5, 0.5]", "2.1 7.2 1.8",
+                    "--precision 1"):
+        assert numbers in out, numbers
+    if lang == "zh":
+        assert "步骤 5 " in out and "1 位小数" in out
+
+
+@pytest.mark.parametrize("columns", range(24, 81, 7))
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_formula_or_a_list_of_numbers_is_never_broken_when_it_fits_a_line(columns, lang):
+    from attntrace import language
+    from attntrace.core.decode import decode
+    from attntrace.files.problemfile import load
+    from attntrace.views.decode import decode_steps
+
+    language.use(lang)
+    try:
+        notes = [item.text for step in decode_steps(decode(load(str(SAMPLES / "causal.json")), window=2, sinks=1))
+                 for item in step.items if isinstance(item, Note)]
+    finally:
+        language.use("en")
+    formulas = ("(t − 1) mod W + 1", "S + (t − S − 1) mod W + 1", "d_model · (heads · d_k + kv_heads · (d_k + d_v))",
+                "c · kv_heads · (d_k + d_v)", "q · k / sqrt(d_k)")
+    for note in notes:
+        lines = wrapped(note, columns, "  ")
+        assert all(width(line) <= columns for line in lines), lines
+        assert "".join(line.strip() for line in lines).replace(" ", "") == note.replace(" ", "")
+        joined = "\n".join(lines)
+        for formula in formulas:
+            if formula in note and width(formula) + 8 <= columns - 2:  # with the words it is written against
+                assert formula in joined, (formula, lines)
+
+
+@given(st.lists(st.sampled_from(["the", "weights", "我", "喜欢注意力", "步骤", "（", "）", "，", "x1"]), max_size=20),
+       st.lists(st.sampled_from(["1.9366", "-0.25", "7", "1e-12"]), min_size=2, max_size=5),
+       st.lists(st.sampled_from(["are", "得分", "softmax", "。"]), max_size=20), st.integers(20, 80))
+def test_wrapping_never_splits_a_list_of_numbers_that_fits(before, numbers, after, columns):
+    listed = " ".join(numbers)
+    text = " ".join([*before, listed, *after]).strip()
+    lines = wrapped(text, columns, "  ")
+    assert all(width(line) <= columns for line in lines)
+    assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")
+    if width(listed) <= columns - 2:
+        assert any(listed in line for line in lines), lines
 
 
 def test_a_plain_block_cuts_a_label_and_a_head_too_wide_for_80_columns_but_never_a_number():

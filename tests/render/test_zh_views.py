@@ -177,7 +177,18 @@ def test_a_chinese_worksheet_with_split_tables_is_read_back(attntrace, tmp_path)
 
 def test_the_heatmap_legend_in_chinese(attntrace):
     out = attntrace("run", "--lang", "zh", "--format", "table", "--ascii").out
-    assert "热力图：条形和底色 = 权重与本行最大权重之比（@）" in out
+    assert "热力图：条形和底色 = 权重与本行最大权重之比，从小到大依次为 .:-=+*#@" in out
+
+
+@pytest.mark.parametrize(("options", "bars"), [(("--ascii",), ".:-=+*#@"), ((), "▁▂▃▄▅▆▇█")])
+def test_the_heatmap_legend_names_every_symbol_it_draws(attntrace, options, bars):
+    from attntrace.render.table import ASCII_BARS, BARS
+
+    assert bars in (ASCII_BARS, BARS)
+    out = attntrace("run", "--format", "table", *options, env={"ATTNTRACE_ASCII": ""}).out
+    assert f"from the least to the largest: {bars}" in " ".join(out.split())
+    drawn = {ch for ch in out.split("heatmap:")[0] if ch in BARS}  # the Unicode bars drawn are those it names
+    assert drawn <= set(bars) and (drawn or options)
 
 
 @given(st.lists(st.sampled_from(["我", "喜欢", "注意力", "得分", "，", "。", "（", "）", "x1", "1.9366", "softmax", " "]),

@@ -210,15 +210,39 @@ def test_the_worked_examples_products_are_what_a_calculator_gives(attntrace):
     assert any(table for *_, table in products)  # rounding the weight first moves some products
 
 
-def test_the_sums_add_the_products_the_tables_show():
-    t = trace(example(), query=2)
-    products = t.weighted(0, 1)
-    sums = [line for line in lines(t, 4) if line.startswith("output2[")]
-    h = t.heads[0]
-    for c, line in enumerate(sums):
-        terms = line.split(" = ")[1].split(" + ")
-        assert terms == [product_written(p, written(h.weights[0, j], 4), written(h.v[j, c], 4), 4)
-                         for j, p in enumerate(products[:, c])]
+@pytest.mark.parametrize(("problem", "query", "precision"), [(example(), 2, 4), (example(), 1, 4),
+                                                             (load(str(SAMPLES / "scaled.json")), 1, 2),
+                                                             (load(str(SAMPLES / "labels.json")), 2, 3)])
+def test_the_sums_add_the_products_step_6_writes(problem, query, precision):
+    """step 7 adds the numbers step 6 shows (not the tables' unrounded products), and says the tables' output where it
+    differs"""
+    t = trace(problem, query=query)
+    out = lines(t, precision)
+    products = {}
+    for line in out:
+        found = re.match(r"^w\(\d+,(\d+)\) · v\d+\[(\d+)\] = \S+ = (\S+)", line)
+        if found:
+            products[int(found[1]), int(found[2])] = found[3]
+    sums = [line for line in out if line.startswith(f"output{query}[")]
+    assert sums and products
+    for c, line in enumerate(sums, start=1):
+        expr, result = line.split(" = ")[1:]
+        terms = [term.strip("()") for term in expr.split(" + ")]
+        assert terms == [products[j, c] for j in range(1, t.dims.m + 1)], line
+        exact, shown = sum(map(Decimal, terms)), result.split(" ")[0]
+        if len(shown.partition(".")[2]) == precision + 1:  # exactly halfway: written in full
+            assert Decimal(shown) == exact, line
+        else:
+            assert Decimal(shown) == exact.quantize(Decimal(1).scaleb(-precision), rounding=ROUND_HALF_UP), line
+    if any("(unrounded" in line for line in out if line.startswith("w(")):
+        assert "Step 7 adds the weighted values as step 6 writes them." in out
+
+
+def test_the_issue_sum_of_a_rounded_weight_adds_what_is_shown():
+    """w(1,1) · v1[2] = 0.14×2 = 0.28 (unrounded: 0.27): the sum adds 0.28, and gives the tables' 6.32 apart"""
+    out = lines(trace(load(str(SAMPLES / "scaled.json")), query=1), 2)
+    assert "w(1,1) · v1[2] = 0.14×2 = 0.28 (unrounded: 0.27)" in out
+    assert "output1[2] = 0.28 + 3.44 + 2.58 = 6.30 (unrounded: 6.32)" in out
 
 
 def test_an_exact_half_is_written_in_full_unless_the_rounding_is_carried():
