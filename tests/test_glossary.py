@@ -41,12 +41,7 @@ def test_the_glossary_has_the_settled_terms():
     assert len(rows) > 50
 
 
-# the Simplified catalogue is being reworded apart; the Traditional one follows it when scripts/catalogue.py runs
-REWORDING = pytest.mark.xfail(strict=False, reason="messages still say 运行最大值, 运行和 (running maximum and sum), "
-                                                   "缩放因子 (the rescale factor), 按键分块, 8 步理解自注意力")
-
-
-@pytest.mark.parametrize("lang", [pytest.param("zh", marks=REWORDING), pytest.param("zh-TW", marks=REWORDING)])
+@pytest.mark.parametrize("lang", ["zh", "zh-TW"])
 def test_no_message_uses_a_forbidden_word(lang):
     pytest.importorskip("babel")
     from babel.messages.pofile import read_po
@@ -67,7 +62,9 @@ def run(attntrace, tmp_path, args: list[str], lang: str):
     shutil.copytree(SAMPLES / "homework", homework)
     (tmp_path / "roster.txt").write_text("ana\nben\n")
     if "{class}" in args and "assign" not in args:
-        assert attntrace("assign", tmp_path / "roster.txt", "--seed", "1", "-o", tmp_path / "class").code == 0
+        # assigned in the same language: a problem's title is written in the language it was assigned in
+        assert attntrace("assign", tmp_path / "roster.txt", "--seed", "1", "-o", tmp_path / "class", "--lang",
+                         lang).code == 0
     names = {"roster": tmp_path / "roster.txt", "class": tmp_path / "class", "scaled": SAMPLES / "scaled.json",
              "causal": SAMPLES / "causal.json", "labels": SAMPLES / "labels.json",
              "two_heads": SAMPLES / "two_heads.json", "ben": homework / "ben.json", "ana": homework / "ana.json",
@@ -93,6 +90,8 @@ def run(attntrace, tmp_path, args: list[str], lang: str):
 NAMES = set("""float logit logits token tokens cos nat nats FlashAttention StreamingLLM gpt-oss numpy torch huggingface_hub
 safetensors vocab repeat_kv seed KV LF CRLF stdin stdout stderr Schema Transformer PATHS follow-through on zh-TW
 all-MiniLM-L""".split())
+# the formulas' names of a score before and after its bias or cap, as the worksheets print them in every language
+NAMES |= {"score", "bias", "capped"}
 NAMES |= set("run step explain experiment validate schema new check worksheet assign bert model explore flash decode".split())
 
 
@@ -113,21 +112,6 @@ def english_words(text: str, kept: set[str]) -> list[str]:
     return found
 
 
-# what the views and click still write in English, being reworded apart: each command whose output holds some
-SCORE = "score(i, j) in formulas and titles"
-TUTORIAL = "the tutorial's English name (8 steps to self-attention)"
-FLASH = "the forbidden 按键分块, 运行最大值, 运行和, 缩放因子"
-LEAKS = {
-    "run": f"{SCORE}; {TUTORIAL}", "run --format markdown": f"{SCORE}; {TUTORIAL}",
-    "run --format csv": f"{SCORE}; {TUTORIAL}", "step --input 2": SCORE, "explain --input 1": SCORE,
-    "run {scaled}": SCORE, "step {causal} -i 3": SCORE, "explain {scaled} -i 2 --carry-rounding --precision 2": SCORE,
-    "experiment symmetric": SCORE, "worksheet {scaled}": SCORE, "worksheet {causal} --key --format plain": SCORE,
-    "run {labels}": SCORE, "step -i 1 --explain": SCORE, "validate {two_heads}": "validate's row name masks",
-    "experiment temperature": "its headers no scaling", "check {class}": "the worksheets' titles (3 inputs, ... head)",
-    "flash": FLASH, "flash {causal}": FLASH,
-}
-
-
 # the commands whose words the glossary settles most (blocks, running maximum and sum, the rescale factor, the cache)
 MORE = [["flash"], ["flash", "{causal}"], ["decode", "{causal}"]]
 
@@ -136,9 +120,7 @@ def _cases(make_id):
     out = []
     for args in COMMANDS + MORE:
         for lang in ("zh", "zh-TW"):
-            leak = LEAKS.get(" ".join(args))
-            marks = [pytest.mark.xfail(strict=False, reason=f"still in English: {leak}")] if leak else []
-            out.append(pytest.param(args, lang, marks=marks, id=f"{lang}-{make_id(args)}"))
+            out.append(pytest.param(args, lang, id=f"{lang}-{make_id(args)}"))
     return out
 
 
@@ -149,24 +131,12 @@ def test_no_english_word_and_no_forbidden_word_in_chinese_output(attntrace, tmp_
     assert english_words(text, kept) == []
 
 
-RANGE = "click's metavar INTEGER RANGE"
-DECIMALS = "显示的位小数 (zh)"
-HELP_LEAKS = {
-    "": "the forbidden 按键的块 (按鍵的區塊)", "run": f"{RANGE}; {DECIMALS}; 8 步理解自注意力 (zh)",
-    "step": f"{RANGE}; {DECIMALS}; 8 步理解自注意力 (zh)", "explain": f"{RANGE}; {DECIMALS}; 8 步理解自注意力 (zh)",
-    "explore": f"{RANGE}; {DECIMALS}; 8 步理解自注意力 (zh)", "experiment": f"{RANGE}; {DECIMALS}",
-    "bert": f"{RANGE}; {DECIMALS}", "model": f"{RANGE}; {DECIMALS}", "new": f"{RANGE}; score in a formula",
-    "check": RANGE, "worksheet": RANGE, "assign": RANGE,
-}
 HELPS = ["", "run", "step", "explain", "experiment", "validate", "schema", "new", "check", "worksheet", "assign", "bert",
          "model", "explore"]
 
 
-@pytest.mark.parametrize("command, lang", [
-    pytest.param(command, lang, id=f"{lang}-{command or 'attntrace'}",
-                 marks=[pytest.mark.xfail(strict=False, reason=f"still in English: {HELP_LEAKS[command]}")]
-                 if command in HELP_LEAKS else [])
-    for command in HELPS for lang in ("zh", "zh-TW")])
+@pytest.mark.parametrize("command, lang", [pytest.param(command, lang, id=f"{lang}-{command or 'attntrace'}")
+                                           for command in HELPS for lang in ("zh", "zh-TW")])
 def test_no_english_word_and_no_forbidden_word_in_chinese_help(attntrace, command, lang):
     r = attntrace(*([command] if command else []), "--help", "--lang", lang)
     assert r.code == 0

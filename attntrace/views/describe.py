@@ -48,7 +48,7 @@ def describe(problem: Problem, origin: str) -> str:
         f"n        {d.n}", f"m        {d.m}", f"d_model  {d.d_model}",
         *([f"d_src    {d.d_src}"] if problem.source is not None else []),
         f"d_k      {per_head.format(n=d.d_k)}", f"d_v      {per_head.format(n=d.d_v)}", f"heads    {d.heads}",
-        f"d_out    {d.d_out}", f"scale    {scale_text(problem.scale)}", f"masks    {', '.join(problem.masks) or _('none')}",
+        f"d_out    {d.d_out}", f"scale    {scale_text(problem.scale)}", f"mask     {', '.join(problem.masks) or _('none')}",
     ]
     if d.kv_heads != d.heads:
         lines.insert(lines.index(f"heads    {d.heads}") + 1, "kv_heads " + _(

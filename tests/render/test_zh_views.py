@@ -134,7 +134,7 @@ def test_validate_in_chinese(attntrace):
     os.chdir(ROOT)
     out = attntrace("validate", "samples/cross.json", "--lang", "zh").out
     assert out.splitlines()[0] == "samples/cross.json：有效的题目（交叉注意力，source 有 m = 4 行）"
-    assert "d_k      每个头 2" in out and "scale    true（得分除以 sqrt(d_k)）" in out and "masks    没有" in out
+    assert "d_k      每个头 2" in out and "scale    true（得分除以 sqrt(d_k)）" in out and "mask     没有" in out
     assert attntrace("validate", "samples/scaled.json", "--lang", "zh").out.splitlines()[0] == \
         "samples/scaled.json：有效的题目（自注意力）"
 

@@ -44,8 +44,8 @@ def test_decode_says_what_its_logit_row_is_in_both_languages(attntrace, tmp_path
     en, zh = (attntrace("decode", *options, "--lang", lang).out for lang in ("en", "zh"))
     assert squeezed("In each step's scores, the row q · k holds q_t's dot product with each cached key, and the row "
                     f"logit what the softmax takes: {formula}.") in squeezed(en)
-    assert squeezed(f"q · k 一行是 q_t 与缓存中每个键的点积，logit 一行是送入 softmax 的数：{formula}。") in squeezed(zh)
-    assert "\nlogit  " in zh and "\nlogit  " in en  # the rows the note names
+    assert squeezed(f"q · k 一行是 q_t 与缓存中每个键的点积，“softmax 输入”一行是送入 softmax 的数：{formula}。") in squeezed(zh)
+    assert "\nsoftmax 输入  " in zh and "\nlogit  " in en  # the rows the note names
 
 
 def test_a_softcapped_decodes_logit_is_said_with_its_cap(attntrace, tmp_path):
