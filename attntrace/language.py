@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 DOMAIN = "attntrace"
 LANGUAGES = ("en", "zh", "zh-TW")
 LOCALES = {"zh": "zh_CN", "zh-TW": "zh_TW"}  # the catalogue each language reads
+# the words of sheets printed before the Simplified catalogue was reworded: never chosen, only read back by check
+EARLIER = "zh-earlier"
+PRINTED = (*LANGUAGES, EARLIER)  # every language a printed worksheet may be in
 TRADITIONAL = {"hant", "tw", "hk", "mo"}  # the script or regions of a zh locale that read Traditional characters
 FOLDER = os.path.join(os.path.dirname(__file__), "locale")
 
@@ -111,7 +114,12 @@ def use(language: str) -> None:
         else:
             os.environ["LANGUAGE"] = _LANGUAGE
         return
-    _translation = _Catalogue(import_module(f"attntrace.locale.{LOCALES[language]}.messages"))
+    if language == EARLIER:
+        _translation = _Catalogue(import_module("attntrace.locale.zh_CN.messages"))
+        _translation.messages = {**_translation.messages, **import_module("attntrace.locale.zh_CN.earlier").MESSAGES}
+        language = "zh"
+    else:
+        _translation = _Catalogue(import_module(f"attntrace.locale.{LOCALES[language]}.messages"))
     gettext.bindtextdomain(DOMAIN, FOLDER)
     gettext.textdomain(DOMAIN)
     os.environ["LANGUAGE"] = LOCALES[language]  # what gettext.gettext reads for the global domain

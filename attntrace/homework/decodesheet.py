@@ -155,11 +155,11 @@ def read(text: str, origin: str, problem: Any) -> Any:
     from attntrace.homework import filled
     from attntrace.homework.sheet import Sheet
     from attntrace.homework.tables import Reading, another_problem, nothing_found, same_numbers
-    from attntrace.language import LANGUAGES, speaking
+    from attntrace.language import PRINTED, speaking
 
     reading = Reading(text, origin)
     flat = filled.spaceless("".join(reading.lines))
-    for lang in LANGUAGES:
+    for lang in PRINTED:
         with speaking(lang):
             for form in (SINKS, WINDOW, WHOLE):
                 pattern = re.escape(filled.spaceless(_(form)))

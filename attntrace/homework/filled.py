@@ -374,10 +374,10 @@ def _flattened(lines: list[str]) -> tuple[str, list[int]]:
 def _instructions(flat: str) -> list[_Told]:
     """the instructions in each language they are written in, the chosen one first: a worksheet printed in any
     language, or in Chinese with the English sentence after it (as worksheets once were), is read the same"""
-    out = []
+    out: list[_Told] = []
     for sentences in _reading(language.current())[0]:
         found = next((m for m in (pattern.search(flat) for pattern in sentences.asks) if m is not None), None)
-        if found is None:
+        if found is None or any(told.start == found.start() for told in out):  # one paragraph read in two languages
             continue
         mask = sentences.mask.match(flat, found.end())
         at = mask.end() if mask else found.end()

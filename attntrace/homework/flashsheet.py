@@ -517,11 +517,11 @@ def read(text: str, origin: str, problem: Any) -> Any:
     from attntrace.homework import filled
     from attntrace.homework.sheet import Sheet
     from attntrace.homework.tables import Reading, another_problem, block_size, nothing_found, same_numbers
-    from attntrace.language import LANGUAGES, speaking
+    from attntrace.language import PRINTED, speaking
 
     reading = Reading(text, origin)
     flat = filled.spaceless("".join(reading.lines))
-    for lang in LANGUAGES:
+    for lang in PRINTED:
         with speaking(lang):
             pattern = re.escape(filled.spaceless(_(RULES))).replace(re.escape("{block}"), r"(\d+)")
             found = re.search(pattern, flat)

@@ -53,7 +53,7 @@ def in_every_language(make: Callable[[], T]) -> list[tuple[str, T]]:
     """make() in each language, the chosen one first, each with its language: what a text printed in any of them says"""
     chosen = language.current()
     out = []
-    for other in (chosen, *(code for code in language.LANGUAGES if code != chosen)):
+    for other in (chosen, *(code for code in language.PRINTED if code != chosen)):
         with language.speaking(other):
             out.append((other, make()))
     return out

@@ -137,7 +137,7 @@ def test_assign_in_chinese_writes_the_same_problems_and_keys_and_chinese_workshe
     en = attntrace("assign", ids, "-o", tmp_path / "en", "--seed", "5")
     assert zh.code == en.code == 0 and zh.out == en.out == ""
     keys = tmp_path / "zh" / "keys"
-    assert zh.err == (f"在 {tmp_path / 'zh'} 中写了 2 个学生文件夹（各含 problem.json 和 worksheet.md，用于分发），答案另放在 "
+    assert zh.err == (f"已在 {tmp_path / 'zh'} 中建立 2 个学生文件夹（各含 problem.json 和 worksheet.md，用于分发），答案另放在 "
                       f"{keys} 中（各含 key.json 和 key.md；这个文件夹请自己保留，不要发给学生）\n"
                       f"用 attntrace check {tmp_path / 'zh'} 批改\n")
     for student in ("ann", "李明"):
@@ -178,7 +178,7 @@ def test_a_rerun_in_the_other_language_keeps_every_file_and_is_not_refused(attnt
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     chinese = attntrace("assign", roster(tmp_path, "ann\nbo\ncy\n", "more.txt"), "-o", out, "--seed", "5", "--lang", "zh")
     assert chinese.code == 0 and '2 个学生（"ann", "bo"）已有的文件都原样保留；没有缺少的文件' in chinese.err
-    assert "在 " in chinese.err and "中写了 1 个学生文件夹" in chinese.err
+    assert "在 " in chinese.err and "中建立 1 个学生文件夹" in chinese.err
 
 
 def test_a_key_md_of_another_run_with_no_key_json_is_still_refused(attntrace, tmp_path):

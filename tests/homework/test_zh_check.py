@@ -25,7 +25,7 @@ def test_a_right_sheet_in_chinese(attntrace, tmp_path):
     r = _check(attntrace, tmp_path, hand.sheet(ONE, 2), ONE, "--lang", "zh")
     assert r.code == 0, r.err
     assert "按 2 位小数批改，从所写数字的位数推断\n步骤 3  Q             正确\n" in r.out
-    assert "步骤 4  缩放后的得分  正确\n" in r.out and r.out.endswith("得分：7 / 7 · 通过\n")
+    assert "步骤 4  缩放后的得分  正确\n" in r.out and r.out.endswith("成绩：7 / 7 · 通过\n")
     assert not re.search(r"right|step|score", r.out.split("\n", 1)[1])
 
 
@@ -74,8 +74,8 @@ def test_the_class_summary_and_the_gradebook_in_chinese_and_json_the_same_in_bot
         books[lang] = tmp_path / f"{lang}.csv"
         r = attntrace("check", room, "--gradebook", books[lang], "--lang", lang)
         assert r.code == 1, r.err
-    assert "\n班级：批改了 3 份答卷；1 份通过\n平均得分：" in r.out
-    assert "\n3 份答卷中有 2 份：漏了掩码\n" in r.out and "\n  头 1 · 缩放后的得分       1 正确、2 错误\n" in r.out, r.out
+    assert "\n班级：批改了 3 份答卷；1 份通过\n平均成绩：" in r.out
+    assert "\n3 份答卷中有 2 份：漏了掩码\n" in r.out and "\n  头 1 · 缩放后的得分       1 份正确、2 份错误\n" in r.out, r.out
     for lang in books:  # a BOM first, so that a spreadsheet reads it as UTF-8
         assert books[lang].read_bytes().startswith(b"\xef\xbb\xbf")
     rows = {lang: list(csv.reader(books[lang].open(encoding="utf-8-sig"))) for lang in books}

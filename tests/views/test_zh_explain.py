@@ -50,7 +50,7 @@ def test_the_brackets_masks_and_heads_are_said_in_chinese(attntrace):
     _, heads = both(attntrace, SAMPLES / "two_heads.json", "--input", "2", "--precision", "2", "--carry-rounding")
     assert "\n头 1 · score(2,1) = q2 · k1 = " in heads and "\n头 2 · w(2,1) = " in heads
     _, example = both(attntrace, "--input", "1")
-    assert "\n像（未舍入：0.1901）这样的括号给出表格中不同的值，因为表格用未舍入的数计算。\n" in example
+    assert "\n表格中的值若与此不同，会在括号里注明，如（未舍入：0.1901），因为表格是用未舍入的\n  数计算的。\n" in example
     assert "\nw(1,1) · v1[3] = 0.0634×3 = 0.1902 （未舍入：0.1901）\n" in example
 
 
@@ -60,7 +60,7 @@ def test_carried_rounding_is_said_in_chinese(attntrace, tmp_path):
                     '"w_v": [[1, 0], [0, 1]]}', encoding="utf-8")
     en, zh = both(attntrace, path, "--input", "1", "--carry-rounding", "--precision", "1")
     assert "\n每行用表中显示的数计算，结果四舍五入到 1 位小数，并像手算一样继续用舍入后的数。\n" in zh
-    assert "\n像（未舍入：1.2）这样的括号给出表格中不同的值，因为表格从未舍入的输入算起。\n" in zh
+    assert "会在括号里注明，如（未舍入：1.2），因为表格从未舍入的输入算起。" in zh.replace("\n  ", "")
     assert "\nk2[1] = x2 · W_K[:,1] = 1.1×1 + 0.5×0 = 1.1 （未舍入：1.2）\n" in zh
     assert NUMBER.findall(zh) == NUMBER.findall(en)
 
