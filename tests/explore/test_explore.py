@@ -39,10 +39,10 @@ SIZE = (128, 50)  # the main pane is then 100 columns wide, as `run` lays out ta
 Script = Callable[..., Awaitable[None]]
 
 
-def drive(script: Script, problem=None, size=SIZE, folder=None, draw_ahead=False, **settings) -> Explorer:
+def drive(script: Script, problem=None, size=SIZE, folder=None, draw_ahead=False, look=Look(), **settings) -> Explorer:
     """run the explorer headless on problem (default: the built-in example), script pressing its keys"""
     app = Explorer(Session(problem if problem is not None else example(), **settings), folder=folder,
-                   draw_ahead=draw_ahead)
+                   draw_ahead=draw_ahead, look=look)
 
     async def main() -> None:
         async with app.run_test(size=size) as pilot:

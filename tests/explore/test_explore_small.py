@@ -3,16 +3,12 @@ list whole on the screen, the status line in words, and no character a Chinese t
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from attntrace import language
-from attntrace.core.problem import example
 from attntrace.explore.app import Explorer, Keys, Prompt
-from attntrace.explore.state import Session
 from attntrace.render.table import Look
-from tests.explore.test_explore import screen_lines, status
+from tests.explore.test_explore import drive, screen_lines, status
 from tests.explore.test_explore_hostile import settled
 
 SMALL = (80, 24)
@@ -23,15 +19,7 @@ WIDE = set("│┃─━┌┐└┘├┤┬┴┼╭╮╰╯█▀▄▁▂�
 def explore(script, lang: str, ascii_: bool, problem=None) -> Explorer:
     """run the explorer headless at 80 x 24 in a language, with ASCII lines or box lines, script pressing its keys"""
     language.use(lang)
-    app = Explorer(Session(problem if problem is not None else example()), look=Look(ascii_), draw_ahead=False)
-
-    async def main() -> None:
-        async with app.run_test(size=SMALL) as pilot:
-            await pilot.pause()
-            await script(pilot, app)
-
-    asyncio.run(main())
-    return app
+    return drive(script, problem, size=SMALL, look=Look(ascii_))
 
 
 async def keys(pilot, app: Explorer) -> None:

@@ -46,6 +46,19 @@ def _mark(problem: dict[str, Any], sheet: dict[str, Any]) -> Any:
     return marker.mark(sheet_from_dict(sheet, "sheet.json"), Rule())
 
 
+def _given(problem: dict[str, Any], a: int, places: int, source: str, mistake: str | None) -> tuple[Any, Any, Any]:
+    """head a's sink, and the scores and values a student works from: the handout's (source "carried", divided as the
+    mistake divides them) or the true ones rounded"""
+    sink = problem["sink"][a] if "sink" in problem else None
+    divide = 1.0 if mistake == "unscaled" else math.sqrt(len(problem["w_q"][0]) // problem["heads"]) if (
+        mistake == "scaled_when_none") else None
+    if source == "carried":
+        return (sink, *hand.head_scores(problem, a, places, divide))
+    exact_s, exact_v = hand.head_scores(problem, a, None, divide)
+    return sink, [[hand.rnd(x, places) for x in row] for row in exact_s], [[hand.rnd(x, places) for x in row]
+                                                                          for row in exact_v]
+
+
 def _flash_sheet(problem: dict[str, Any], block: int, places: int, source: str = "carried",
                  how: dict[str, Any] | None = None, mistake: str | None = None, seed: int = 0) -> dict[str, Any]:
     """a whole flash sheet worked by hand from the handout's scores (source "carried"), the true ones rounded
@@ -53,19 +66,12 @@ def _flash_sheet(problem: dict[str, Any], block: int, places: int, source: str =
     rng = random.Random(seed)
     heads = []
     for a in range(problem["heads"]):
-        sink = problem["sink"][a] if "sink" in problem else None
-        divide = 1.0 if mistake == "unscaled" else math.sqrt(len(problem["w_q"][0]) // problem["heads"]) if (
-            mistake == "scaled_when_none") else None
         if source == "true":
+            sink = problem["sink"][a] if "sink" in problem else None
             s, v = hand.head_scores(problem, a, None)
             rows = [hand.flash_true(row, v, block, places, sink) for row in s]
         else:
-            if source == "carried":
-                s, v = hand.head_scores(problem, a, places, divide)
-            else:
-                exact_s, exact_v = hand.head_scores(problem, a, None, divide)
-                s = [[hand.rnd(x, places) for x in row] for row in exact_s]
-                v = [[hand.rnd(x, places) for x in row] for row in exact_v]
+            sink, s, v = _given(problem, a, places, source, mistake)
             flash_mistake = None if mistake in ("unscaled", "scaled_when_none") else mistake
             rows = [hand.flash_row(row, v, block, places, sink, how, flash_mistake, rng) for row in s]
         heads.append({"head": a + 1, "flash_m": [r[0] for r in rows], "flash_l": [r[1] for r in rows],
@@ -138,15 +144,7 @@ def _decode_sheet(problem: dict[str, Any], places: int, window: int | None, sink
     n = len(problem["x"])
     heads = []
     for a in range(problem["heads"]):
-        sink = problem["sink"][a] if "sink" in problem else None
-        divide = 1.0 if mistake == "unscaled" else math.sqrt(len(problem["w_q"][0]) // problem["heads"]) if (
-            mistake == "scaled_when_none") else None
-        if source == "carried":
-            s, v = hand.head_scores(problem, a, places, divide)
-        else:
-            exact_s, exact_v = hand.head_scores(problem, a, None, divide)
-            s = [[hand.rnd(x, places) for x in row] for row in exact_s]
-            v = [[hand.rnd(x, places) for x in row] for row in exact_v]
+        sink, s, v = _given(problem, a, places, source, mistake)
         caches, weights, outputs = [], [], []
         for t in range(1, n + 1):
             if mistake == "new_token":
