@@ -2,7 +2,7 @@
 
 Every renderer passes each text it did not write itself (a token, a problem's name, a title or note quoting them)
 through one of these: `visible` for plain text and rich tables (and so the SVG and HTML exports), `markdown` for
-markdown, `spreadsheet` for a CSV cell and `comment` for a CSV title or note line.
+markdown, `spreadsheet` for a CSV cell and `comment` for a CSV title or note line; `quoted` for a message.
 """
 
 from __future__ import annotations
@@ -36,6 +36,12 @@ def visible(text: str) -> str:
         return text
     return re.sub(_HIDDEN + _LOOSE_JOINER, lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else
                   f"\\u{ord(m[0]):04x}", text)
+
+
+def quoted(text: str, limit: int = 30) -> str:
+    """text quoted for a message: at most limit characters, control characters and lone surrogates as escapes"""
+    cut = text if len(text) <= limit else text[:limit] + "…"
+    return f'"{visible(cut)}"'
 
 
 def markdown(text: str) -> str:

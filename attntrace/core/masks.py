@@ -9,7 +9,8 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from attntrace.errors import AttntraceError, said
-from attntrace.language import _
+from attntrace.language import _, ngettext
+from attntrace.words import counted
 
 
 class Mask(Protocol):
@@ -77,8 +78,6 @@ class Padding:
 
     def allowed(self, rows: np.ndarray, m: int) -> np.ndarray:
         if len(self.flags) != m:
-            from attntrace.core.problem import padding_mismatch
-
             raise AttntraceError(padding_mismatch(len(self.flags), m))
         return np.broadcast_to(~np.asarray(self.flags, dtype=bool)[None, :], (len(rows), m))
 
@@ -143,6 +142,12 @@ def order(masks: Iterable[Mask]) -> tuple[Mask, ...]:
     """one mask of each kind, the known kinds in the order of KINDS, then any others"""
     by_kind = {m.name: m for m in masks}
     return tuple(sorted(by_kind.values(), key=lambda m: list(KINDS).index(m.name) if m.name in KINDS else len(KINDS)))
+
+
+def padding_mismatch(flags: int, m: int) -> str:
+    """padding of `flags` values for m keys, said with both counts"""
+    return ngettext("padding has {values} but there is {n} key", "padding has {values} but there are {n} keys",
+                    m).format(values=counted(flags, "value"), n=f"{m:,}")
 
 
 def allowed(masks: tuple[Mask, ...], rows: np.ndarray, m: int) -> np.ndarray | None:

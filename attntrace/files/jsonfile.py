@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from attntrace.errors import AttntraceError
+from attntrace.escape import quoted
+from attntrace.files.text import character_name, read_text, status
 from attntrace.language import _
 
 
@@ -73,8 +75,6 @@ def _mistake(text: str, e: json.JSONDecodeError) -> tuple[int, str]:
         return at, _("{quote} is a curly quote; JSON puts strings and keys in straight double quotes (\")").format(
             quote=rest[0])
     if rest[:1] and not rest[0].isascii() and msg.startswith(("Expecting", "Extra data")):
-        from attntrace.files.text import character_name
-
         return at, _("{code} ({name}) where JSON reads only ASCII between values: delete it, or write it in "
                      "ASCII").format(code=f"U+{ord(rest[0]):04X}", name=character_name(rest[0]))
     python = next((word for word in ("True", "False", "None") if rest.startswith(word)), None)
@@ -97,7 +97,7 @@ def _mistake(text: str, e: json.JSONDecodeError) -> tuple[int, str]:
         while end < len(text) and text[end] in _NUMBERISH:
             end += 1
         return start, _("{number} is not a JSON number; write numbers such as 16, 0.5, -1 or 1e-3 (no hex, no "
-                        "leading zero, a digit after the point)").format(number=_quoted(text[start:end]))
+                        "leading zero, a digit after the point)").format(number=quoted(text[start:end]))
     if msg == "Expecting ',' delimiter":
         return at, _("expected a comma (or the closing bracket) after the value before it")
     if msg == "Expecting ':' delimiter":
@@ -246,8 +246,6 @@ _SCALARS = {int, float, bool, type(None)}
 
 def settings(path: Path, example: str, literals: bool = False) -> dict[str, Any]:
     """a directory's optional settings file: a JSON object, or nothing when the file is absent"""
-    from attntrace.files.text import read_text, status
-
     if status(path) == "missing":
         return {}
     parsed = parse(read_text(path), str(path), literals)
@@ -270,7 +268,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:
-            raise _Bad(_("key {key} appears twice; keep one").format(key=_quoted(key)))
+            raise _Bad(_("key {key} appears twice; keep one").format(key=quoted(key)))
         seen[key] = value
     return seen
 
@@ -278,8 +276,3 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _no_constant(word: str) -> float:
     raise _Bad(_("{word} is not a number attntrace accepts; give a finite value").format(word=word))
 
-
-def _quoted(text: str) -> str:
-    from attntrace.files.values import quoted
-
-    return quoted(text)

@@ -9,18 +9,12 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError
-from attntrace.escape import visible
+from attntrace.escape import quoted, visible
 from attntrace.files.jsonfile import Literal
 from attntrace.language import _
 from attntrace.words import counted
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def quoted(text: str, limit: int = 30) -> str:
-    """text quoted for a message: at most limit characters, control characters and lone surrogates as escapes"""
-    cut = text if len(text) <= limit else text[:limit] + "…"
-    return f'"{visible(cut)}"'
 
 
 def _kind(value: Any) -> str:
