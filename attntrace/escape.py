@@ -7,6 +7,7 @@ markdown, `spreadsheet` for a CSV cell and `comment` for a CSV title or note lin
 
 from __future__ import annotations
 
+import csv
 import re
 
 # C0 and C1 controls (tab and newline included: a label is one line), the bidi marks, embeddings, overrides and isolates,
@@ -65,8 +66,6 @@ def comment(text: str) -> str:
     """a CSV line "# text" (a title or a note): as it is, unless a spreadsheet would find a formula cell in it (after a
     comma, say) or a quote opening a cell that would run on into the next lines; then quoted as one cell, which
     starts with # and so is never a formula"""
-    import csv  # only CSV output needs it
-
     line = "# " + visible(text)
     fields = next(csv.reader([line]))
     if ',"' not in line and not any(map(_runs, fields)):  # a quote right after a comma opens a quoted cell

@@ -7,13 +7,12 @@ Only text for a person goes through here: JSON, CSV, Gradescope and problem file
 
 from __future__ import annotations
 
+import gettext
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from types import ModuleType
+from importlib import import_module
+from types import ModuleType
 
 DOMAIN = "attntrace"
 LANGUAGES = ("en", "zh", "zh-TW")
@@ -23,7 +22,7 @@ EARLIER = "zh-earlier"
 PRINTED = (*LANGUAGES, EARLIER)  # every language a printed worksheet may be in
 FOLDER = os.path.join(os.path.dirname(__file__), "locale")
 
-_translation: _Catalogue | None = None  # None: English, as written, with gettext never imported
+_translation: _Catalogue | None = None  # None: English, as written
 _current = "en"
 _LANGUAGE = os.environ.get("LANGUAGE")  # the user's own, given back when English is chosen again
 
@@ -33,9 +32,6 @@ def use(language: str) -> None:
     global _translation, _current
     if language == _current:
         return
-    import gettext
-    from importlib import import_module
-
     _current = language
     if language == "en":
         _translation = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from difflib import get_close_matches
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
@@ -161,8 +162,6 @@ def allowed(masks: tuple[Mask, ...], rows: np.ndarray, m: int) -> np.ndarray | N
 
 
 def unknown(name: str) -> str:
-    from difflib import get_close_matches  # only on this error path: it costs start-up time
-
     guess = get_close_matches(name, list(KINDS), n=1)
     if guess:
         return _('unknown mask "{name}"; did you mean "{guess}"?').format(name=name, guess=guess[0])

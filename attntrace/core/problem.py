@@ -15,8 +15,8 @@ from attntrace.errors import AttntraceError, said
 from attntrace.language import N_, _, ngettext
 from attntrace.words import counted
 
-MATRICES = ("x", "w_q", "w_k", "w_v", "source", "w_o")
-BIASES = ("b_q", "b_k", "b_v", "b_o")
+MATRICES = ("x", "w_q", "w_k", "w_v", "source", "w_o")  # a problem's matrices (2-D), as its file names them
+BIASES = ("b_q", "b_k", "b_v", "b_o")  # and its biases (1-D)
 MAX_LABEL = 200  # characters in a token label: a word or a short phrase (a longer one is a mistake, and fills every table)
 MAX_NAME = 1000  # characters in a problem's name
 

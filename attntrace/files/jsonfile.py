@@ -6,24 +6,16 @@ import json
 import re
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attntrace.errors import AttntraceError
 from attntrace.escape import quoted
 from attntrace.files.text import character_name, read_text, status
+from attntrace.files.values import Literal
 from attntrace.language import _
 
-
-class Literal:
-    """NaN, Infinity or -Infinity where a number belongs, kept so that the cell holding it can be named"""
-
-    def __init__(self, word: str) -> None:
-        self.word = word
-
-    def __repr__(self) -> str:
-        return self.word
-
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _LONGEST_INT = 100  # digits: a longer integer is read as the float it becomes anyway (inf past 1e308), never as an int
 
@@ -131,7 +123,7 @@ def _fast(text: str) -> Any:
     """
     if not _orjson_reads_exactly():
         return _UNSURE
-    import orjson
+    import orjson  # optional, and a heavy import: only for a big file
 
     digits = text.translate(_DIGITS_AS_ZEROS)
     long_integer = digits.count(_LONG_RUN) != digits.count("d" + _LONG_RUN)
@@ -208,7 +200,7 @@ def _by_members(text: str, member: Callable[[str, Any], Any]) -> Any:
 def _orjson_reads_exactly() -> bool:
     """whether orjson is there and reads numbers hard to round as Python does (checked once)"""
     try:
-        import orjson
+        import orjson  # optional, and a heavy import: only for a big file
     except ImportError:
         return False
     hard = ["2.4703282292062328e-324", "2.2250738585072011e-308", "1.7976931348623157e308", "9007199254740993", "1e23",

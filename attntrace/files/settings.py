@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from attntrace.core import masks
 from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
 from attntrace.language import _
@@ -26,8 +27,6 @@ def override(problem: Problem, *, scale: bool | float | None = None, mask: tuple
                 raise AttntraceError(_("padding names key {key}, but the keys are 1 to {m}").format(
                     key=next(j for j in padding if not 1 <= j <= m), m=m), exit_code=2)
             flags = tuple(j + 1 in padding for j in range(m))
-        from attntrace.core import masks
-
         try:
             changes["mask"] = masks.from_names(names, window=window if window is not None else (
                 problem.window if "window" in names else None), padding=flags)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import os
 import stat
 import sys
 from typing import TYPE_CHECKING, BinaryIO
+from unicodedata import name as unicode_name
 
 from attntrace.errors import AttntraceError
 from attntrace.files.cap import DEFAULT_MAX_MB, advice, amount, max_bytes
 from attntrace.files.paths import kind
-from attntrace.language import N_, _
+from attntrace.language import N_, _, current
+from attntrace.memory import available_memory
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -45,11 +48,10 @@ def read_bytes(path: str | Path) -> bytes:
     cap = max_bytes()
     if str(path) == "-":
         if not hasattr(sys.stdin, "buffer"):  # a text stream with no bytes beneath (a StringIO put in its place)
-            import io
-
             return _read_capped(io.BytesIO(sys.stdin.read(cap + 1).encode("utf-8", "surrogatepass")), "stdin", cap)
         return _read_capped(sys.stdin.buffer, "stdin", cap)
-    from pathlib import Path  # only when a file is read: the built-in example needs none
+    from pathlib import Path  # only when a file is read: the built-in example needs none, and it costs more than 2% of
+    # start-up
 
     p = Path(path)
     found = status(p)
@@ -69,8 +71,6 @@ def read_bytes(path: str | Path) -> bytes:
 
 def _read_capped(stream: BinaryIO, name: str, cap: int) -> bytes:
     """at most cap bytes of stream, read a chunk at a time; one byte more is an error, and so is more than memory holds"""
-    from attntrace.memory import available_memory
-
     memory = available_memory() if cap > DEFAULT_MAX_MB * 1_000_000 else None  # a raised cap may be more than memory
     limit = cap if memory is None else min(cap, max(memory // 10, _CHUNK))  # parsed, text takes several times its size
     chunks: list[bytes] = []
@@ -143,11 +143,7 @@ def read_text(path: str | Path) -> str:
 def character_name(char: str) -> str:
     """what a character is called in a message: Unicode's name in English ("fullwidth comma"); in another language the
     catalogue's name for it, or for a full-width form the character it stands for, else the character itself"""
-    from unicodedata import name
-
-    from attntrace.language import current
-
-    said = name(char, "").lower()
+    said = unicode_name(char, "").lower()
     if current() == "en":
         return said or "unnamed"
     if said in NAMED:

@@ -10,11 +10,20 @@ import numpy as np
 
 from attntrace.errors import AttntraceError
 from attntrace.escape import quoted, visible
-from attntrace.files.jsonfile import Literal
 from attntrace.language import _
 from attntrace.words import counted
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Literal:
+    """NaN, Infinity or -Infinity where a number belongs, kept so that the cell holding it can be named"""
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def __repr__(self) -> str:
+        return self.word
 
 
 def _kind(value: Any) -> str:

@@ -19,10 +19,10 @@ from attntrace.core.generate import random_problem
 from attntrace.core.problem import example
 from attntrace.errors import AttntraceError
 from attntrace.explore import drawing, state
-from attntrace.explore.keys import likely
-from attntrace.explore.stepview import StepView
 from attntrace.explore.drawing import Drawer, Finish
+from attntrace.explore.keys import likely
 from attntrace.explore.state import Session
+from attntrace.explore.stepview import StepView
 from attntrace.render.jsonform import dumps, problem_to_dict
 from attntrace.render.table import Look
 from attntrace.views.page import Block
