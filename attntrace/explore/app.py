@@ -65,7 +65,7 @@ class Explorer(App[None]):
         self.busy_until = 0.0  # drawing ahead waits until then: a key is being answered
         self.session = session
         self.look = look
-        self.set_class(look.ascii, "ascii")
+        self.set_class(look.ascii, "ascii")  # for the CSS, and for the scroll bars and the key list
         self.folder = folder
         self.opened = opened
         self.stem = re.sub(r"[^\w.-]+", "-", stem)[:STEM].strip("-.") or "attntrace"  # a file name's start, whatever

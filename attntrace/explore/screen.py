@@ -23,8 +23,6 @@ from attntrace.explore import panes, saving
 from attntrace.explore.dialogs import Confirm, Dialog, Keys, Prompt, R
 from attntrace.explore.drawing import Drawer, Part, Stop, go_on
 from attntrace.explore.keys import BINDINGS, HINT, Action, likely
-from attntrace.explore.panes import side_key, steps_list
-from attntrace.explore.saving import free, named
 from attntrace.explore.state import Selected, Session, typed
 from attntrace.explore.stepview import StepView
 from attntrace.files.written import write_files
@@ -116,7 +114,7 @@ class TraceScreen(Screen[None]):
         s = self.session
         self.query_one("#side").set_class(s.side_open, "open")
         self.query_one("#panes").set_class(self._below(), "below")
-        steps = steps_list(s)
+        steps = panes.steps_list(s)
         if steps != self.steps:
             self.steps = steps
             self.query_one("#steps", Static).update(steps, layout=False)
@@ -124,7 +122,7 @@ class TraceScreen(Screen[None]):
         parts = self._main(s, width, self.size.height)
         self.query_one("#main", StepView).show(parts, width, s.cell)
         side_width = self._side_width()
-        side = side_key(s, side_width)
+        side = panes.side_key(s, side_width)
         if side != self.side:
             self.side = side
             self.query_one("#side", StepView).show(panes.side(self.drawer, s, side_width), side_width, None)
@@ -326,9 +324,9 @@ class TraceScreen(Screen[None]):
         explorer = self.explorer
 
         def save() -> str:
-            path = free(explorer.here(), f"{explorer.stem}-step{self.session.step}", ".svg")
+            path = saving.free(explorer.here(), f"{explorer.stem}-step{self.session.step}", ".svg")
             picture = explorer.export_screenshot(title=visible(self.session.problem.name or "attntrace"))
-            named(path, lambda: write_files({path: picture}))
+            saving.named(path, lambda: write_files({path: picture}))
             return _("wrote {path}").format(path=path)
 
         await self.act(save)
@@ -344,7 +342,7 @@ class TraceScreen(Screen[None]):
             return
 
         def write(target: Path) -> str:
-            named(target, lambda: write_files({target: self.session.problem_text()}))
+            saving.named(target, lambda: write_files({target: self.session.problem_text()}))
             return _("wrote {path}; trace it with attntrace run {path}").format(path=target)
 
         async def confirmed(target: Path, yes: bool | None) -> None:
@@ -366,7 +364,7 @@ class TraceScreen(Screen[None]):
             else:
                 await self.ask(Confirm(question), lambda yes: confirmed(target, yes))
 
-        default = free(folder, f"{explorer.stem}-edited", ".json")
+        default = saving.free(folder, f"{explorer.stem}-edited", ".json")
         await self.ask(Prompt(_("Write the problem, as edited, to this file in {folder} (Enter; Esc cancels):").format(
             folder=folder), default.name), answered)
 

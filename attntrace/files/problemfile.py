@@ -59,7 +59,7 @@ def read(path: str | None, matrices: dict[str, str | None] | None = None) -> tup
             notes = (_("without FILE, {kept} and the settings ({settings}) are the built-in example's; give --x too "
                        "for a problem of your matrices alone").format(kept=kept, settings=_settings_text(problem)),)
     else:
-        from pathlib import Path
+        from pathlib import Path  # only when a file is read (see the top)
 
         if not str(path).strip():  # pathlib would read "" as the current directory
             raise AttntraceError(_('the problem file\'s name is empty ("{path}"); give a file, or none for the built-in '
@@ -126,7 +126,7 @@ def _named(matrices: dict[str, str], base: str | None = None) -> str:
 
 def _file_name(path: str) -> str:
     """a file's name as text: bytes that are not UTF-8 are shown as �"""
-    from pathlib import Path
+    from pathlib import Path  # only when a file is read (see the top)
 
     return os.fsencode(Path(path).name).decode("utf-8", errors="replace")
 
@@ -136,7 +136,7 @@ def _settings_text(problem: Problem) -> str:
 
 
 def _read(path: str, p: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
-    from attntrace.files import jsonfile
+    from attntrace.files import jsonfile  # only when a file is read (see the top)
 
     if kind == "stdin":
         return jsonfile.parse(read_text("-"), "stdin", literals=True, member=_as_matrix), ()
@@ -144,7 +144,7 @@ def _read(path: str, p: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
         return _read_dir(p)
     suffix = p.suffix.lower()
     if suffix == ".npz":
-        from attntrace.files.npyfile import load_npz
+        from attntrace.files.npyfile import load_npz  # only when a file is read (see the top)
 
         return load_npz(path), ()
     if suffix in (".csv", ".npy"):
@@ -166,7 +166,7 @@ def _as_matrix(key: str, value: Any) -> Any:
 
 def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
     """a directory of x.csv, w_q.csv, ... (or .npy), tokens.txt and an attntrace.json for settings"""
-    from attntrace.files import jsonfile
+    from attntrace.files import jsonfile  # only when a file is read (see the top)
 
     notes: list[str] = []
     settings = p / "attntrace.json"
@@ -194,10 +194,10 @@ def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
 
 def _read_matrix(path: str, key: str) -> tuple[np.ndarray, tuple[str, ...]]:
     """one matrix from a .csv, .npy or .json file"""
-    from pathlib import Path
+    from pathlib import Path  # only when a file is read (see the top)
 
-    from attntrace.files import csvfile, jsonfile
-    from attntrace.files.npyfile import load_npy
+    from attntrace.files import csvfile, jsonfile  # only when a file is read (see the top)
+    from attntrace.files.npyfile import load_npy  # only when a file is read (see the top)
 
     suffix = Path(path).suffix.lower()
     if suffix == ".npy":
