@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.language import LANGUAGES
 
 TRADITIONAL = {"hant", "tw", "hk", "mo"}  # the script or regions of a zh locale that read Traditional characters
@@ -40,7 +40,7 @@ def checked(value: str, where: str) -> str:
     language = known(value)
     if language is None:
         raise AttntraceError(f"{where} {value}: the languages are {', '.join(LANGUAGES[:-1])} and {LANGUAGES[-1]}",
-                             exit_code=2)
+                             exit_code=ExitStatus.USAGE)
     return language
 
 

@@ -17,7 +17,7 @@ class ExitStatus(IntEnum):
 class AttntraceError(Exception):
     """a problem the user can fix, said in one line; exit code 1 unless told otherwise"""
 
-    def __init__(self, message: str, exit_code: int = 1) -> None:
+    def __init__(self, message: str, exit_code: int = ExitStatus.ERROR) -> None:
         super().__init__(message)
         self.exit_code = exit_code
 
@@ -42,7 +42,7 @@ class Setting(AttntraceError):
     setting's value as text (None: the setting alone; "W": a value to choose); values fill the other placeholders (a
     Setting among them worded as this one is). Exit code 2, a usage error, unless told."""
 
-    def __init__(self, message: str, settings: Mapping[str, tuple[str, str | None]], exit_code: int = 2,
+    def __init__(self, message: str, settings: Mapping[str, tuple[str, str | None]], exit_code: int = ExitStatus.USAGE,
                  **values: object) -> None:
         self.message, self.settings, self.values = message, dict(settings), values
         super().__init__(self.worded({}), exit_code)

@@ -7,7 +7,7 @@ import math
 import os
 import sys
 
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.language import _
 
 DEFAULT_MAX_MB = 64.0
@@ -26,7 +26,7 @@ def max_bytes() -> int:
         shown = raw if len(raw) <= 20 and raw.isprintable() else ascii(raw[:20])
         raise AttntraceError(_(
             "ATTNTRACE_MAX_MB = {value} must be a positive, finite number of megabytes, such as {default} (the cap "
-            "when it is unset)").format(value=shown, default=f"{DEFAULT_MAX_MB:g}"), exit_code=2)
+            "when it is unset)").format(value=shown, default=f"{DEFAULT_MAX_MB:g}"), exit_code=ExitStatus.USAGE)
     return max(1, min(int(mb * 1_000_000), sys.maxsize // 4))
 
 

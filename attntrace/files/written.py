@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.files import paths
 from attntrace.language import _
 
@@ -83,9 +83,9 @@ def _encoded(path: Path, text: str) -> bytes:
 def _writable(path: Path) -> None:
     """one line for what would fail when writing: an empty name, a missing folder, a directory in the way"""
     if str(path) in ("", "."):
-        raise AttntraceError(_("an output file needs a name"), exit_code=2)
+        raise AttntraceError(_("an output file needs a name"), exit_code=ExitStatus.USAGE)
     if paths.is_dir(path):  # a loop or a folder without permission is one line here too
-        raise AttntraceError(_("{file}: is a directory; give a file name").format(file=path), exit_code=2)
+        raise AttntraceError(_("{file}: is a directory; give a file name").format(file=path), exit_code=ExitStatus.USAGE)
     folder = path.parent
     found = paths.kind(folder)
     if found == "missing":
@@ -182,11 +182,11 @@ def distinct(outputs: dict[str, Path | None] | Iterable[tuple[str, Path | None]]
         inside = folders.get(str(paths.resolved(out).parent))
         if inside is not None:
             raise AttntraceError(_("{option} {file} is inside the input directory {folder}; write it elsewhere").format(
-                option=option, file=out, folder=inside), exit_code=2)
+                option=option, file=out, folder=inside), exit_code=ExitStatus.USAGE)
         key = _key(out)
         if key in seen:
             raise AttntraceError(_("{option} {file} is {what}; give {option} another file").format(
-                option=option, file=out, what=seen[key]), exit_code=2)
+                option=option, file=out, what=seen[key]), exit_code=ExitStatus.USAGE)
         seen[key] = _("the file of {option} too").format(option=option)
 
 
