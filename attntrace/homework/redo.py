@@ -4,18 +4,41 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from attntrace.core.arithmetic import round_half_up
 from attntrace.core.attention import logits, softmax
-from attntrace.homework.marking import EXACT_FROM
+from attntrace.core.trace import Trace
+from attntrace.core.variants import PAIRS, pair_index, rotate
+from attntrace.homework.results import EXACT_FROM
 from attntrace.homework.sheet import Key
 
-if TYPE_CHECKING:
-    from attntrace.homework.marking import Own, Redo, Work
 
+@dataclass
+class Own:
+    """a student's own numbers for one intermediate, blanks filled with the true values; eps: half a unit of each"""
+
+    values: np.ndarray
+    eps: np.ndarray
+
+
+Redo = tuple[list[np.ndarray], np.ndarray]  # the values a step may take (ways of rounding), and the error bound
+
+
+class Work(Protocol):
+    """a sheet being marked, as a step is redone from it: the trace, the sheet's precision and the student's numbers"""
+
+    t: Trace
+    precision: int
+
+    def own(self, key: Key) -> Own: ...
+
+    def answered(self, key: Key) -> bool: ...
+
+    def scaled_of(self, head: int) -> Own: ...
 
 
 def recompute(work: Work, key: Key, variant: str | None) -> Redo | None:
@@ -81,8 +104,6 @@ ROPE_ANGLES = {  # a wrong angle for each position p and pair frequency ω, from
 def _rotation(work: Work, head: int, step: str, variant: str | None) -> Redo | None:
     """q or k turned by position from the student's own q or k: as the problem pairs dimensions, the other way, or not
     at all"""
-    from attntrace.core.variants import PAIRS, rotate
-
     t, rope = work.t, work.t.problem.rope
     assert rope is not None and t.query_angles is not None and t.key_angles is not None
     own = work.own((head, step[0]))
@@ -110,8 +131,6 @@ def _rotation(work: Work, head: int, step: str, variant: str | None) -> Redo | N
 
 def _turned(x: np.ndarray, angles: np.ndarray, pairs: str, places: int) -> np.ndarray:
     """x turned with cos θ and sin θ rounded to places first, as a student looks them up"""
-    from attntrace.core.variants import pair_index
-
     first, second = pair_index(x.shape[1], pairs)
     cos, sin = round_half_up(np.cos(angles), places), round_half_up(np.sin(angles), places)
     out = np.empty_like(x)
@@ -259,8 +278,6 @@ def _output(work: Work, head: int, variant: str | None) -> Redo | None:
     elif variant == "weights_transposed":  # W^T · V: each column of the weights used as a row
         if work.t.query is not None or w.values.shape[0] != w.values.shape[1]:
             return None
-        from attntrace.homework.marking import Own
-
         w = Own(w.values.T, w.eps.T)
     elif variant is not None:
         return None
