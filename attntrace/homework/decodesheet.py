@@ -11,8 +11,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from attntrace.core.arithmetic import Carried, round_half_up
+from attntrace.core.attention import exps
 from attntrace.core.attention import logits as logits_of
-from attntrace.core.attention import softmax
 from attntrace.core.decode import Decoded, DecodeHead, kept, sink_logits
 from attntrace.core.decode import decode as decoded
 from attntrace.core.engine import trace
@@ -50,19 +50,12 @@ def printed(problem: Problem, precision: int) -> list[tuple[np.ndarray, np.ndarr
 
 
 def works(problem: Problem, window: int | None, sinks: int, precision: int) -> tuple[Decoded, list[list[Worked]]]:
-    """every head's every step, from the printed logits and values, rounding carried (each w · v rounded, as step 6)"""
+    """every head's every step decoded exactly, and worked by hand: decoding under carried rounding, the weights over
+    the printed logits rounded, each w · v rounded before the sum (as step 6)"""
     cached = decoded(problem, window, sinks)
-    arithmetic = Carried(precision)
-    out = []
-    for (logits, v), head in zip(printed(problem, precision), cached.heads):
-        steps = []
-        for step in head.steps:
-            rows = np.array(step.cache) - 1
-            weights = round_half_up(softmax(logits[step.t - 1, rows][None, :], None, head.sink), precision)
-            steps.append(Worked(step.cache, logits[step.t - 1, :step.t], weights[0],
-                                arithmetic.dot(weights, v[rows])[0]))
-        out.append(steps)
-    return cached, out
+    key = decoded(problem, window, sinks, arithmetic=Carried(precision))
+    return cached, [[Worked(step.cache, logits[step.t - 1, :step.t], step.weights, step.output) for step in head.steps]
+                    for (logits, _v), head in zip(printed(problem, precision), key.heads)]
 
 
 def answer_sheet(problem: Problem, window: int | None, sinks: int, blank: bool, precision: int) -> dict[str, Any]:
@@ -304,8 +297,8 @@ def judge(n: Numbers, given: dict[str, np.ndarray], precision: int, variant: str
                 z = logits[t - 1, rows]
                 sink = None if variant == "no_sink" else n.sink
                 top = max(np.max(z), sink) if sink is not None else np.max(z)
-                e = np.exp(z - top)
-                e_sink = 0.0 if sink is None else np.exp(sink - top)
+                e = exps(z, top)
+                e_sink = 0.0 if sink is None else exps(np.asarray(sink), top)
                 for round_e, round_total in itertools.product((False, True), repeat=2):
                     ee, es = (rounded(e, precision), rounded(np.array(e_sink), precision)) if round_e else (e, e_sink)
                     total = ee.sum() + es

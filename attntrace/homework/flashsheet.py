@@ -11,10 +11,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from attntrace.core.arithmetic import round_half_up
-from attntrace.core.attention import logits
+from attntrace.core.arithmetic import Carried, round_half_up
+from attntrace.core.attention import exps, logits
 from attntrace.core.engine import trace
-from attntrace.core.flash import blocks, default_block, join, online_softmax
+from attntrace.core.flash import blocks, default_block, online_softmax, rescale
 from attntrace.core.problem import Problem
 from attntrace.core.trace import Trace
 from attntrace.escape import visible
@@ -60,25 +60,11 @@ def sinks(t: Trace) -> tuple[float | None, ...]:
     return tuple(None if sink is None else float(sink[a]) for a in range(len(t.heads)))
 
 
-def divided(o: np.ndarray, ell: np.ndarray, m: np.ndarray, sink: float | None) -> np.ndarray:
-    """O / ℓ, or with a sink O / (ℓ + e^(sink − m)); 0 where the denominator is 0 (a row with no key and no sink)"""
-    with np.errstate(all="ignore"):
-        denominator = ell if sink is None else ell + np.exp(sink - m)
-        return np.divide(o, denominator[..., None], out=np.zeros_like(o), where=denominator[..., None] != 0)
-
-
 def worked(scaled: np.ndarray, v: np.ndarray, block: int, precision: int, sink: float | None = None) -> Worked:
-    """the hand-worked recurrence of scores [n_q, m] over values [m, d_v], B keys at a time: m exact (a score), ℓ and O
-    rounded after each block and carried; then the output, rounded"""
-    n_q, d_v = scaled.shape[0], v.shape[1]
-    bounds = blocks(scaled.shape[1], block)
-    m, ell, o = np.full(n_q, -np.inf), np.zeros(n_q), np.zeros((n_q, d_v))
-    ms, ls, os_ = np.empty((n_q, len(bounds))), np.empty((n_q, len(bounds))), np.empty((n_q, len(bounds), d_v))
-    for b, (start, stop) in enumerate(bounds):
-        _top, m, _rescale, _sums, ell, o = join(m, ell, o, scaled[:, start:stop], v[start:stop])
-        ell, o = round_half_up(ell, precision), round_half_up(o, precision)
-        ms[:, b], ls[:, b], os_[:, b] = m, ell, o
-    return Worked(ms, ls, os_, round_half_up(divided(o, ell, m, sink), precision))
+    """the hand-worked recurrence of scores [n_q, m] over values [m, d_v], B keys at a time: the online softmax under
+    carried rounding (m a score, ℓ and O rounded after each block and carried; the output rounded)"""
+    key = online_softmax(scaled, v, block, sink, Carried(precision))
+    return Worked(key.m, key.ell, key.o, key.output)
 
 
 def works(t: Trace, block: int, precision: int) -> list[Worked]:
@@ -261,11 +247,11 @@ def judge(n: Numbers, g: Given, bounds: tuple[tuple[int, int], ...], precision: 
             for index, (s_all, v_all) in enumerate(n.sets):
                 s, v = s_all[:, start:stop], v_all[start:stop]
                 skipped = ~np.isfinite(s).any(axis=1)
-                factor = np.where(skipped, 1.0, np.where(seen, np.exp(m_old - m_new), 0.0))
+                factor = rescale(m_old, m_new, skipped)
                 kept = np.where(skipped | ~seen, factor, 1.0)  # the rescale factor forgotten
                 f_l = kept if variant in ("no_rescale", "no_rescale_l") else factor
                 f_o = kept if variant in ("no_rescale", "no_rescale_o") else factor
-                p = np.where(np.isfinite(s) & ~skipped[:, None], np.exp(s - m_new[:, None]), 0.0)
+                p = exps(s, m_new[:, None])
                 for round_f, round_p, round_products in itertools.product((False, True), repeat=3):
                     fl, fo = (rounded(f_l, precision), rounded(f_o, precision)) if round_f else (f_l, f_o)
                     pp = rounded(p, precision) if round_p else p
@@ -279,11 +265,11 @@ def judge(n: Numbers, g: Given, bounds: tuple[tuple[int, int], ...], precision: 
                     spans["o"].add(of + add)
                     if n.sink is not None and b == nb - 1:  # the sink added to ℓ at once, after the last block
                         for round_e in (False, True):
-                            e = np.exp(n.sink - m_new)
+                            e = exps(np.asarray(n.sink), m_new)
                             spans["fold"].add(lf + total + (rounded(e, precision) if round_e else e))
                     if index == 0 and not (round_f or round_p or round_products):
                         centre_l, centre_o = rounded(lf + total, precision), rounded(of + add, precision)
-            slack = u * np.abs(np.where(seen, np.exp(m_old - m_new), 0.0))
+            slack = u * np.abs(exps(m_old, m_new))
             spans["l"].slack = np.where(l_written, slack, 0.0)
             spans["fold"].slack = spans["l"].slack
             spans["o"].slack = np.where(o_written, slack[:, None], 0.0)
@@ -292,7 +278,7 @@ def judge(n: Numbers, g: Given, bounds: tuple[tuple[int, int], ...], precision: 
             fits_fold = spans["fold"].holds(gl, precision) if n.sink is not None and b == nb - 1 else np.zeros(n_q, bool)
             truths_l = [n.true.ell[:, b], n.key.ell[:, b]] if truths else []
             if truths and n.sink is not None and b == nb - 1:
-                truths_l += [n.true.ell[:, b] + np.exp(n.sink - n.true.m[:, b])]
+                truths_l += [n.true.ell[:, b] + exps(np.asarray(n.sink), n.true.m[:, b])]
             inputs_l = fresh & good_m & good_l
             inputs_o = fresh & good_m & good_o
             cl = judging.verdicts(gl, truths_l, fits_l | fits_fold, inputs_l, precision)
@@ -321,12 +307,12 @@ def _judge_output(n: Numbers, given: np.ndarray, m: np.ndarray, ell: np.ndarray,
         if n.sink is None or variant == "no_sink":
             ways = [ell]
         else:
-            e = np.exp(n.sink - m)
+            e = exps(np.asarray(n.sink), m)
             added = ell + (rounded(e, precision) if round_e else e)
             ways = [np.where(folded == 1, ell, added), np.where(folded == 0, added, ell)]
         top = o
         if variant == "sink_valued" and n.sink is not None:  # the sink taken for token 1, value and all
-            top = o + np.where(np.isfinite(m), np.exp(n.sink - m), 0.0)[:, None] * n.sets[0][1][0]
+            top = o + np.where(np.isfinite(m), exps(np.asarray(n.sink), m), 0.0)[:, None] * n.sets[0][1][0]
         for denominator in ways:
             if round_denominator:
                 denominator = rounded(denominator, precision)

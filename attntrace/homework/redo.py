@@ -9,8 +9,8 @@ from typing import Protocol
 
 import numpy as np
 
-from attntrace.core.arithmetic import round_half_up
-from attntrace.core.attention import logits, softmax
+from attntrace.core.arithmetic import EXACT, product_bound, round_half_up
+from attntrace.core.attention import logits, softmax, softmax_bound
 from attntrace.core.trace import Trace
 from attntrace.core.variants import PAIRS, pair_index, rotate
 from attntrace.homework.results import EXACT_FROM
@@ -72,7 +72,7 @@ def _projection(work: Work, head: int, step: str, variant: str | None) -> Redo |
             others = sorted(set(range(t.dims.kv_heads)) - {block}, key=lambda g: g != (head - 1) % t.dims.kv_heads)
         else:  # heads swapped, or numbered from 0
             others = [g for g in range(t.dims.heads) if g != block]
-        full = x @ w + (0.0 if b is None else b)
+        full = EXACT.affine(x, w, None) + (0.0 if b is None else b)
         candidates = [full[:, g * size:(g + 1) * size] for g in others]
         return candidates, np.zeros(candidates[0].shape)
     if variant == "transposed":
@@ -90,7 +90,7 @@ def _projection(work: Work, head: int, step: str, variant: str | None) -> Redo |
         w, b = other, other_b
     else:
         return None
-    values = (x @ w + (0.0 if b is None else b))[:, cols]
+    values = (EXACT.affine(x, w, None) + (0.0 if b is None else b))[:, cols]
     return [values], np.zeros(values.shape)
 
 
@@ -160,8 +160,7 @@ def _scores(work: Work, head: int, variant: str | None) -> Redo | None:
         a, b = q, k
     else:
         return None
-    bound = np.abs(a.values) @ b.eps.T + a.eps @ np.abs(b.values).T + a.eps @ b.eps.T
-    return [a.values @ b.values.T], bound
+    return [EXACT.affine(a.values, b.values.T, None)], product_bound(a.values, a.eps, b.values.T, b.eps.T)
 
 
 DIVISOR_VARIANTS = ("unscaled", "multiplied", "sqrt_d_model", "scaled_when_none", "no_bias", "bias_sign", "no_cap")
@@ -258,15 +257,7 @@ def _weights(work: Work, head: int, variant: str | None) -> Redo | None:
     else:
         weights = softmax(values, allowed, sink)
         spread = np.max(np.where(allowed, eps, 0.0), axis=1, keepdims=True)
-    return [weights], _softmax_bound(weights, spread)
-
-
-def _softmax_bound(w: np.ndarray, eps: np.ndarray) -> np.ndarray:
-    """how far each weight can move when every score of its row (or column) moves by up to eps"""
-    up, down = np.exp(2 * eps), np.exp(-2 * eps)
-    high = w * up / (w * up + 1 - w)
-    low = w * down / (w * down + 1 - w)
-    return np.maximum(high - w, w - low)
+    return [weights], softmax_bound(weights, spread)
 
 
 def _output(work: Work, head: int, variant: str | None) -> Redo | None:
@@ -282,9 +273,9 @@ def _output(work: Work, head: int, variant: str | None) -> Redo | None:
     elif variant is not None:
         return None
     unit = 0.5 * 10.0 ** -min(work.precision, 12)
-    bound = np.abs(w.values) @ v.eps + w.eps @ np.abs(v.values) + w.eps @ v.eps + unit * w.values.shape[1]
+    bound = product_bound(w.values, w.eps, v.values, v.eps) + unit * w.values.shape[1]
     products = round_half_up(w.values[:, :, None] * v.values[None, :, :], min(work.precision, 8)).sum(axis=1)
-    return [w.values @ v.values, products], bound
+    return [EXACT.dot(w.values, v.values), products], bound
 
 
 def _final(work: Work, variant: str | None) -> Redo | None:
@@ -318,6 +309,6 @@ def _final(work: Work, variant: str | None) -> Redo | None:
             candidates.append(concat)
             bound = eps
         else:
-            candidates.append(concat @ w_o + (0.0 if b_o is None else b_o))
-            bound = eps @ np.abs(w_o)
+            candidates.append(EXACT.affine(concat, w_o, None) + (0.0 if b_o is None else b_o))
+            bound = EXACT.dot(eps, np.abs(w_o))
     return candidates, bound
