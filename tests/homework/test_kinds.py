@@ -3,8 +3,8 @@ all right."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
