@@ -72,7 +72,7 @@ def sunk(z: np.ndarray, allowed: np.ndarray | None, sink: float) -> tuple[np.nda
 def softmax_written(z: list[Decimal], sink: Decimal | None = None) -> list[Decimal]:
     """the softmax of scores as written, in decimal: e^z_j / Σ e^z to 45 decimals (far below any rounding digit a table
     shows), e^z and the quotients to 60 significant digits; what explain writes beside each weight. The caller's
-    context (arithmetic.written()) makes z_j - max z and the sum exact. sink: one more logit in the denominator (the
+    context (arithmetic.exact_context()) makes z_j - max z and the sum exact. sink: one more logit in the denominator (the
     sink weight is softmax_written([*z, sink])[-1])."""
     from decimal import Context, Decimal
 
@@ -239,7 +239,8 @@ def heads(problem: Variants, d: Dims, rows: np.ndarray, q_all: np.ndarray, k_all
           allowed: np.ndarray | None, divisor: float, arithmetic: Exact = EXACT, watch: Watch | None = None, *,
           kernel: Kernel[Any] = attend, keys: np.ndarray | None = None) -> list[Head[Any]]:
     """every head of problem for the query rows (from 0), the one loop over heads: q_all [n_q, heads*d_k], k_all
-    [m, kv_heads*d_k], v_all [m, kv_heads*d_v] as projected, allowed [n_q, m] or None. Each head's columns are turned
+    [m, kv_heads*d_k], v_all [m, kv_heads*d_v] as projected (or [kv_heads, m, d_k] and [kv_heads, m, d_v], a block's
+    rows together, as a cache holds them), allowed [n_q, m] or None. Each head's columns are turned
     by their positions (rope) and biased by their distance (ALiBi) here, then handed to the kernel. keys: the
     positions (from 0) of k_all's rows, None for 0 … m-1 (decoding hands the rows its cache holds)."""
     rope, cap, sinks = problem.rope, problem.softcap, problem.sink
@@ -256,8 +257,8 @@ def heads(problem: Variants, d: Dims, rows: np.ndarray, q_all: np.ndarray, k_all
         for a in range(d.heads):
             g = d.kv_block(a)  # the key/value block this head reads
             q = q_all[:, a * d.d_k:(a + 1) * d.d_k]  # [n_q, d_k]
-            k = k_all[:, g * d.d_k:(g + 1) * d.d_k]  # [m, d_k]
-            v = v_all[:, g * d.d_v:(g + 1) * d.d_v]  # [m, d_v]
+            k = k_all[g] if k_all.ndim == 3 else k_all[:, g * d.d_k:(g + 1) * d.d_k]  # [m, d_k]
+            v = v_all[g] if v_all.ndim == 3 else v_all[:, g * d.d_v:(g + 1) * d.d_v]  # [m, d_v]
             q_rotated = k_rotated = bias = None
             if rope is not None:  # [n_q, d_k], [m, d_k]: each pair turned by its position's angle
                 q_rotated = arithmetic.rounded(variants.rotate(q, q_angles, rope.pairs))

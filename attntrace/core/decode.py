@@ -201,8 +201,8 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
     s = divisor(problem, d.d_k)
     settings = _Settings(problem.rope, problem.softcap, sinks_logit, problem.alibi)
     size = d.n if window is None else min(d.n, sinks + window)  # the cache's slots
-    k_slots = np.zeros((size, d.kv_heads * d.d_k))  # the rolling buffer, every key/value block side by side
-    v_slots = np.zeros((size, d.kv_heads * d.d_v))
+    k_slots = np.zeros((d.kv_heads, size, d.d_k))  # the rolling buffer, a key/value block's rows together
+    v_slots = np.zeros((d.kv_heads, size, d.d_v))
     held = [0] * size  # the position (from 1) in each slot; 0: empty
     last = d.n if position is None else position
     shown = tuple(range(1, d.n + 1)) if position is None else (position,)
@@ -222,21 +222,22 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
         where = slot(t, window, sinks)
         evicted = held[where] or None
         held[where] = t
-        k_slots[where], v_slots[where] = k_all[0], v_all[0]  # k_t and v_t join the cache before q_t is scored
+        k_slots[:, where] = k_all.reshape(d.kv_heads, d.d_k)  # k_t and v_t join the cache before q_t is scored
+        v_slots[:, where] = v_all.reshape(d.kv_heads, d.d_v)
         filled = min(t, size)  # slots fill in order: 0 … t − 1 until the buffer is full
         if t not in shown:
             continue
         cache = tuple(held[:filled])
         keys = np.array(cache) - 1  # the cache's positions (from 0), in slot order: what rope and ALiBi turn and bias
         watch = Cells(problem, d, row, keys)  # the scores' columns are the cache's slots
-        for a, head in enumerate(heads(settings, d, row, q_all, k_slots[:filled], v_slots[:filled], None, s,
+        for a, head in enumerate(heads(settings, d, row, q_all, k_slots[:, :filled], v_slots[:, :filled], None, s,
                                        arithmetic, watch, keys=keys)):  # q_t against the cache
             seen = head.attended
             k_cached = head.k if head.k_rotated is None else head.k_rotated
             k_rows[a, keys], v_rows[a, keys] = k_cached, head.v
             by_head[a].append(DecodeStep(
-                t=t, q=(head.q if head.q_rotated is None else head.q_rotated)[0], k=k_cached[where], v=head.v[where],
-                cache=cache, scores=seen.scores[0], scaled=seen.scaled[0], weights=seen.weights[0],
+                t=t, q=(head.q if head.q_rotated is None else head.q_rotated)[0], k=k_rows[a, t - 1],
+                v=v_rows[a, t - 1], cache=cache, scores=seen.scores[0], scaled=seen.scaled[0], weights=seen.weights[0],
                 output=seen.output[0], sink_weight=None if seen.sink_weight is None else float(seen.sink_weight[0]),
                 evicted=evicted))
         c = len(cache)
