@@ -96,6 +96,12 @@ def arithmetic(precision: int | None) -> Exact:
     return EXACT if precision is None else Carried(precision)
 
 
+def product_bound(a: np.ndarray, a_off: np.ndarray, b: np.ndarray, b_off: np.ndarray) -> np.ndarray:
+    """how far a @ b can move when each entry of a is off by up to a_off and each of b by up to b_off (a worksheet's
+    numbers carried rounded, say): |a| @ b_off + a_off @ |b| + a_off @ b_off, [n, k], [k, m] -> [n, m]"""
+    return np.abs(a) @ b_off + a_off @ np.abs(b) + a_off @ b_off
+
+
 _U = 2.0**-52  # twice float64's unit roundoff: a generous bound on each operation's relative error
 _MAX_EXPONENT = 308  # a decimal whose leading digit is further left does not fit a float64
 

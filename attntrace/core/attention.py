@@ -5,33 +5,40 @@ all compute attention here."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar, overload
 
 import numpy as np
 
+from attntrace.core import variants
 from attntrace.core.arithmetic import EXACT, Exact
 
 if TYPE_CHECKING:
     from decimal import Decimal
 
     from attntrace.core.problem import Dims
-    from attntrace.core.variants import Rope
 
 
 class Variants(Protocol):
     """what heads() reads of a problem besides its arrays: a Problem, or a model layer's settings (checkpoints)"""
 
     @property
-    def rope(self) -> Rope | None: ...
+    def rope(self) -> variants.Rope | None: ...
     @property
     def softcap(self) -> float | None: ...
     @property
-    def sink(self) -> tuple[float, ...] | None: ...
+    def sink(self) -> Sequence[float | None] | None: ...
     @property
     def alibi(self) -> bool: ...
     @property
     def source(self) -> np.ndarray | None: ...
+
+
+def exps(z: np.ndarray, m: np.ndarray | float) -> np.ndarray:
+    """e^(z − m), the softmax's numerators against a maximum m (broadcast): 0 where z is −∞ (a masked score)"""
+    with np.errstate(all="ignore"):
+        return np.where(np.isfinite(z), np.exp(z - m), 0.0)
 
 
 def softmax(z: np.ndarray, allowed: np.ndarray | None = None, sink: float | None = None) -> np.ndarray:
@@ -65,7 +72,7 @@ def sunk(z: np.ndarray, allowed: np.ndarray | None, sink: float) -> tuple[np.nda
 def softmax_written(z: list[Decimal], sink: Decimal | None = None) -> list[Decimal]:
     """the softmax of scores as written, in decimal: e^z_j / Σ e^z to 45 decimals (far below any rounding digit a table
     shows), e^z and the quotients to 60 significant digits; what explain writes beside each weight. The caller's
-    context (arithmetic.written()) makes z_j - max z and the sum exact. sink: one more logit in the denominator (the
+    context (arithmetic.exact_context()) makes z_j - max z and the sum exact. sink: one more logit in the denominator (the
     sink weight is softmax_written([*z, sink])[-1])."""
     from decimal import Context, Decimal
 
@@ -77,6 +84,15 @@ def softmax_written(z: list[Decimal], sink: Decimal | None = None) -> list[Decim
     exps = [digits.exp(value - top) for value in logits]
     total = sum(exps, Decimal(0))
     return [digits.divide(e, total).quantize(Decimal(1).scaleb(-45), context=digits) for e in exps[:len(z)]]
+
+
+def softmax_bound(weights: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """how far each weight of a softmax can move when every logit of its row moves by up to off (broadcast): the
+    weight w becomes at most w·e^(2·off) / (w·e^(2·off) + 1 − w), at least the same with e^(−2·off)"""
+    up, down = np.exp(2 * off), np.exp(-2 * off)
+    high = weights * up / (weights * up + 1 - weights)
+    low = weights * down / (weights * down + 1 - weights)
+    return np.maximum(high - weights, weights - low)
 
 
 def softcap(z: np.ndarray, cap: float) -> np.ndarray:
@@ -124,14 +140,20 @@ class Attended:
     sink_weight: np.ndarray | None = None  # [n_q] with a sink logit: the weight each row gives the sink
 
 
-def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed: np.ndarray | None = None,
+class Scored(NamedTuple):
+    """one head's logits: q_i · k_j, what the softmax takes (masked cells not yet -inf), and the same before a cap"""
+
+    scores: np.ndarray  # [n_q, m]
+    scaled: np.ndarray  # [n_q, m]
+    uncapped: np.ndarray | None  # [n_q, m] with a soft-cap
+
+
+def scored(q: np.ndarray, k: np.ndarray, divisor: float, allowed: np.ndarray | None = None,
            bias: np.ndarray | None = None, cap: float | None = None, arithmetic: Exact = EXACT,
-           watch: Watch | None = None, head: int = 0, sink: float | None = None) -> Attended:
-    """softmax(cap(Q K^T / s + bias)) V, every stage kept: [n_q, d_k], [m, d_k], [m, d_v] -> [n_q, d_v].
-    allowed: [n_q, m] False where a key is masked (None: nothing is); bias: [n_q, m] added to the scaled scores;
-    cap: the soft-cap c; sink: a logit in every row's denominator with no value. watch (with the head's number) sees
-    each stage as it is made."""
-    with np.errstate(all="ignore"):  # a cell that is not finite is the watch's to name, never a numpy warning
+           watch: Watch | None = None, head: int = 0) -> Scored:
+    """steps 4-5, what every kernel does first: q · kᵀ, divided by s, biased and soft-capped, [n_q, d_k], [m, d_k] ->
+    [n_q, m]; watch sees the scores and the scaled scores"""
+    with np.errstate(all="ignore"):
         scores = arithmetic.affine(q, k.T, None)  # [n_q, d_k] @ [d_k, m] -> [n_q, m]
         if watch:
             watch.scores(head, q, k, scores)
@@ -145,6 +167,18 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed:
         uncapped = None
         if cap is not None:
             uncapped, scaled = scaled, arithmetic.rounded(softcap(scaled, cap))
+        return Scored(scores, scaled, uncapped)
+
+
+def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed: np.ndarray | None = None,
+           bias: np.ndarray | None = None, cap: float | None = None, arithmetic: Exact = EXACT,
+           watch: Watch | None = None, head: int = 0, sink: float | None = None) -> Attended:
+    """softmax(cap(Q K^T / s + bias)) V, every stage kept: [n_q, d_k], [m, d_k], [m, d_v] -> [n_q, d_v].
+    allowed: [n_q, m] False where a key is masked (None: nothing is); bias: [n_q, m] added to the scaled scores;
+    cap: the soft-cap c; sink: a logit in every row's denominator with no value. watch (with the head's number) sees
+    each stage as it is made."""
+    with np.errstate(all="ignore"):  # a cell that is not finite is the watch's to name, never a numpy warning
+        scores, scaled, uncapped = scored(q, k, divisor, allowed, bias, cap, arithmetic, watch, head)
         sink_weight = None
         if sink is None:
             weights = arithmetic.rounded(softmax(scaled, allowed))  # e^z is transcendental: float64, its result rounded
@@ -162,9 +196,22 @@ def attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed:
     return Attended(scores, scaled, weights, output, uncapped, sink_weight)
 
 
+R = TypeVar("R", covariant=True)
+
+
+class Kernel(Protocol[R]):
+    """one head's attention from its rotated q, k and v, as attend() takes them: the whole row (attend), the online
+    softmax over blocks of keys (flash.Online), or the cache at step t (attend over the cache's rows)"""
+
+    def __call__(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed: np.ndarray | None = None,
+                 bias: np.ndarray | None = None, cap: float | None = None, arithmetic: Exact = EXACT,
+                 watch: Watch | None = None, head: int = 0, sink: float | None = None) -> R: ...
+
+
 @dataclass(frozen=True, eq=False)
-class Head:
-    """one head of a problem: its columns of q, k and v, what rotary positions and ALiBi made of them, and its steps"""
+class Head(Generic[R]):
+    """one head of a problem: its columns of q, k and v, what rotary positions and ALiBi made of them, and what its
+    kernel made of them"""
 
     q: np.ndarray  # [n_q, d_k]
     k: np.ndarray  # [m, d_k]
@@ -173,30 +220,45 @@ class Head:
     k_rotated: np.ndarray | None  # [m, d_k]
     bias: np.ndarray | None  # [n_q, m] with alibi: -slope · |i - j|
     kv_block: int  # the key/value block (from 0) this head reads
-    attended: Attended
+    attended: R  # the kernel's result: Attended for the whole row
+
+
+@overload
+def heads(problem: Variants, d: Dims, rows: np.ndarray, q_all: np.ndarray, k_all: np.ndarray, v_all: np.ndarray,
+          allowed: np.ndarray | None, divisor: float, arithmetic: Exact = ..., watch: Watch | None = ..., *,
+          keys: np.ndarray | None = ...) -> list[Head[Attended]]: ...
+
+
+@overload
+def heads(problem: Variants, d: Dims, rows: np.ndarray, q_all: np.ndarray, k_all: np.ndarray, v_all: np.ndarray,
+          allowed: np.ndarray | None, divisor: float, arithmetic: Exact = ..., watch: Watch | None = ..., *,
+          kernel: Kernel[R], keys: np.ndarray | None = ...) -> list[Head[R]]: ...
 
 
 def heads(problem: Variants, d: Dims, rows: np.ndarray, q_all: np.ndarray, k_all: np.ndarray, v_all: np.ndarray,
-          allowed: np.ndarray | None, divisor: float, arithmetic: Exact = EXACT,
-          watch: Watch | None = None) -> list[Head]:
-    """every head of problem for the query rows (from 0): q_all [n_q, heads*d_k], k_all [m, kv_heads*d_k],
-    v_all [m, kv_heads*d_v] as projected, allowed [n_q, m] or None"""
+          allowed: np.ndarray | None, divisor: float, arithmetic: Exact = EXACT, watch: Watch | None = None, *,
+          kernel: Kernel[Any] = attend, keys: np.ndarray | None = None) -> list[Head[Any]]:
+    """every head of problem for the query rows (from 0), the one loop over heads: q_all [n_q, heads*d_k], k_all
+    [m, kv_heads*d_k], v_all [m, kv_heads*d_v] as projected (or [kv_heads, m, d_k] and [kv_heads, m, d_v], a block's
+    rows together, as a cache holds them), allowed [n_q, m] or None. Each head's columns are turned
+    by their positions (rope) and biased by their distance (ALiBi) here, then handed to the kernel. keys: the
+    positions (from 0) of k_all's rows, None for 0 … m-1 (decoding hands the rows its cache holds)."""
     rope, cap, sinks = problem.rope, problem.softcap, problem.sink
-    if rope is not None or problem.alibi:  # imported only when a problem needs them
-        from attntrace.core import variants
+    key_rows = np.arange(len(k_all)) if keys is None else keys
     if rope is not None:  # [n_q, d_k/2] and [m, d_k/2]: the angle each pair of q_i and k_j turns by
         q_positions = np.arange(d.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)
         k_positions = q_positions if problem.source is None else np.array(rope.source_positions)
         turns = rope.pair_frequencies(d.d_k)
-        q_angles, k_angles = variants.angles(q_positions[rows], turns), variants.angles(k_positions, turns)
+        q_angles = variants.angles(q_positions[rows], turns)
+        k_angles = variants.angles(k_positions if keys is None else k_positions[keys], turns)
     slopes = variants.alibi_slopes(d.heads) if problem.alibi else None
     out = []
     with np.errstate(all="ignore"):
         for a in range(d.heads):
             g = d.kv_block(a)  # the key/value block this head reads
             q = q_all[:, a * d.d_k:(a + 1) * d.d_k]  # [n_q, d_k]
-            k = k_all[:, g * d.d_k:(g + 1) * d.d_k]  # [m, d_k]
-            v = v_all[:, g * d.d_v:(g + 1) * d.d_v]  # [m, d_v]
+            k = k_all[g] if k_all.ndim == 3 else k_all[:, g * d.d_k:(g + 1) * d.d_k]  # [m, d_k]
+            v = v_all[g] if v_all.ndim == 3 else v_all[:, g * d.d_v:(g + 1) * d.d_v]  # [m, d_v]
             q_rotated = k_rotated = bias = None
             if rope is not None:  # [n_q, d_k], [m, d_k]: each pair turned by its position's angle
                 q_rotated = arithmetic.rounded(variants.rotate(q, q_angles, rope.pairs))
@@ -204,8 +266,8 @@ def heads(problem: Variants, d: Dims, rows: np.ndarray, q_all: np.ndarray, k_all
                 if watch:
                     watch.rotated(a, q_rotated)
             if slopes is not None:  # [n_q, m] -slope_a · |i - j|
-                bias = arithmetic.rounded(variants.alibi_bias(float(slopes[a]), rows, d.m))
-            attended = attend(q if q_rotated is None else q_rotated, k if k_rotated is None else k_rotated, v, divisor,
+                bias = arithmetic.rounded(variants.alibi_bias(float(slopes[a]), rows, key_rows))
+            attended = kernel(q if q_rotated is None else q_rotated, k if k_rotated is None else k_rotated, v, divisor,
                               allowed, bias, cap, arithmetic, watch, a, None if sinks is None else sinks[a])
             out.append(Head(q, k, v, q_rotated, k_rotated, bias, g, attended))
     return out

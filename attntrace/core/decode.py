@@ -7,17 +7,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
 import numpy as np
 
-from attntrace.core.arithmetic import EXACT
-from attntrace.core.attention import attend, softmax
-from attntrace.core.attention import heads as attention_heads
+from attntrace.core.arithmetic import EXACT, Exact
+from attntrace.core.attention import heads
 from attntrace.core.overflow import Cells
 from attntrace.core.problem import Dims, Problem, divisor
+from attntrace.core.variants import Rope
 from attntrace.errors import AttntraceError, OutOfRange, Setting, whole
 from attntrace.language import N_, _
 
@@ -187,73 +187,59 @@ def _shown(value: object) -> str:
 
 
 def decode(problem: Problem, window: int | None = None, sinks: int = 0, position: int | None = None,
-           sink: float | Sequence[float] | None = None) -> Decoded:
-    """decode every position of a self-attention problem (position: show only that one, from 1) against a KV cache"""
+           sink: float | Sequence[float] | None = None, arithmetic: Exact = EXACT) -> Decoded:
+    """decode every position of a self-attention problem (position: show only that one, from 1) against a KV cache;
+    arithmetic: carried rounding works every step as the hand calculation does (Carried.dot: each w · v rounded)"""
     window, sinks, position = check(problem, window, sinks, position)
     with np.errstate(all="ignore"):
-        return _decode(problem, window, sinks, position, sink_logits(problem, sink, problem.dims.heads))
+        return _decode(problem, window, sinks, position, sink_logits(problem, sink, problem.dims.heads), arithmetic)
 
 
 def _decode(problem: Problem, window: int | None, sinks: int, position: int | None,
-            sinks_logit: tuple[float | None, ...]) -> Decoded:
+            sinks_logit: tuple[float | None, ...], arithmetic: Exact) -> Decoded:
     d = problem.dims
     s = divisor(problem, d.d_k)
-    rope, cap = problem.rope, problem.softcap
-    if rope is not None or problem.alibi:
-        from attntrace.core import variants
-    if rope is not None:
-        at = np.arange(d.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)
-        turns = rope.pair_frequencies(d.d_k)
-    slopes = variants.alibi_slopes(d.heads) if problem.alibi else None
+    settings = _Settings(problem.rope, problem.softcap, sinks_logit, problem.alibi)
     size = d.n if window is None else min(d.n, sinks + window)  # the cache's slots
-    k_slots = np.zeros((d.kv_heads, size, d.d_k))  # the rolling buffer
+    k_slots = np.zeros((d.kv_heads, size, d.d_k))  # the rolling buffer, a key/value block's rows together
     v_slots = np.zeros((d.kv_heads, size, d.d_v))
     held = [0] * size  # the position (from 1) in each slot; 0: empty
     last = d.n if position is None else position
     shown = tuple(range(1, d.n + 1)) if position is None else (position,)
-    k_rows, v_rows = np.zeros((d.kv_heads, last, d.d_k)), np.zeros((d.kv_heads, last, d.d_v))  # by position
+    k_rows, v_rows = np.zeros((d.heads, last, d.d_k)), np.zeros((d.heads, last, d.d_v))  # by position, as cached
     by_head: list[list[DecodeStep]] = [[] for _ in range(d.heads)]
     costs = []
     for t in range(1, last + 1):
         x = problem.x[t - 1:t]  # [1, d_model] the new token
         row = np.array([t - 1])
         say = Cells(problem, d, row, row)  # a number that overflows is named as the trace names it
-        q_all = EXACT.affine(x, problem.w_q, problem.b_q)  # [1, heads · d_k]
-        k_all = EXACT.affine(x, problem.w_k, problem.b_k)  # [1, kv_heads · d_k]
-        v_all = EXACT.affine(x, problem.w_v, problem.b_v)  # [1, kv_heads · d_v]
+        q_all = arithmetic.affine(x, problem.w_q, problem.b_q)  # [1, heads · d_k]
+        k_all = arithmetic.affine(x, problem.w_k, problem.b_k)  # [1, kv_heads · d_k]
+        v_all = arithmetic.affine(x, problem.w_v, problem.b_v)  # [1, kv_heads · d_v]
         for name, w, b, made in (("q", problem.w_q, problem.b_q, q_all), ("k", problem.w_k, problem.b_k, k_all),
                                  ("v", problem.w_v, problem.b_v, v_all)):
             say.projected(name, x, w, b, made)
-        q_all, k_all, v_all = q_all[0], k_all[0], v_all[0]
-        angles = variants.angles(at[t - 1:t], turns) if rope is not None else None  # [1, d_k/2]
         where = slot(t, window, sinks)
         evicted = held[where] or None
         held[where] = t
-        for g in range(d.kv_heads):  # k_t and v_t join the cache before q_t is scored: it sees itself
-            k_new = k_all[g * d.d_k:(g + 1) * d.d_k]
-            if angles is not None:
-                k_new = variants.rotate(k_new[None, :], angles, rope.pairs)[0]  # type: ignore[union-attr]
-            k_slots[g, where] = k_rows[g, t - 1] = k_new
-            v_slots[g, where] = v_rows[g, t - 1] = v_all[g * d.d_v:(g + 1) * d.d_v]
+        k_slots[:, where] = k_all.reshape(d.kv_heads, d.d_k)  # k_t and v_t join the cache before q_t is scored
+        v_slots[:, where] = v_all.reshape(d.kv_heads, d.d_v)
         filled = min(t, size)  # slots fill in order: 0 … t − 1 until the buffer is full
         if t not in shown:
             continue
         cache = tuple(held[:filled])
-        positions = np.array(cache, dtype=np.float64) if slopes is not None else None  # ALiBi's distances
-        watch = Cells(problem, d, row, np.array(cache) - 1)  # the scores' columns are the cache's slots
-        for a in range(d.heads):
-            g = d.kv_block(a)
-            q = q_all[a * d.d_k:(a + 1) * d.d_k]
-            if angles is not None:
-                q = variants.rotate(q[None, :], angles, rope.pairs)[0]  # type: ignore[union-attr]
-                watch.rotated(a, q[None, :])
-            bias = None if slopes is None else -float(slopes[a]) * np.abs(t - positions)[None, :]  # type: ignore[operator]
-            seen = attend(q[None, :], k_slots[g, :filled], v_slots[g, :filled], s, None, bias, cap, watch=watch,
-                          head=a, sink=sinks_logit[a])  # q_t against the cache: [1, c] scores, weights; [1, d_v] output
+        keys = np.array(cache) - 1  # the cache's positions (from 0), in slot order: what rope and ALiBi turn and bias
+        watch = Cells(problem, d, row, keys)  # the scores' columns are the cache's slots
+        for a, head in enumerate(heads(settings, d, row, q_all, k_slots[:, :filled], v_slots[:, :filled], None, s,
+                                       arithmetic, watch, keys=keys)):  # q_t against the cache
+            seen = head.attended
+            k_cached = head.k if head.k_rotated is None else head.k_rotated
+            k_rows[a, keys], v_rows[a, keys] = k_cached, head.v
             by_head[a].append(DecodeStep(
-                t=t, q=q, k=k_rows[g, t - 1], v=v_rows[g, t - 1], cache=cache, scores=seen.scores[0],
-                scaled=seen.scaled[0], weights=seen.weights[0], output=seen.output[0],
-                sink_weight=None if seen.sink_weight is None else float(seen.sink_weight[0]), evicted=evicted))
+                t=t, q=(head.q if head.q_rotated is None else head.q_rotated)[0], k=k_rows[a, t - 1],
+                v=v_rows[a, t - 1], cache=cache, scores=seen.scores[0], scaled=seen.scaled[0], weights=seen.weights[0],
+                output=seen.output[0], sink_weight=None if seen.sink_weight is None else float(seen.sink_weight[0]),
+                evicted=evicted))
         c = len(cache)
         scoring = d.heads * c * (d.d_k + d.d_v)  # q_t · k_j and w_j · v_j over the cache
         costs.append(Cost(t, c * d.kv_heads * (d.d_k + d.d_v),
@@ -261,38 +247,48 @@ def _decode(problem: Problem, window: int | None, sinks: int, position: int | No
                           d.d_model * (d.heads * d.d_k + c * d.kv_heads * (d.d_k + d.d_v)) + scoring))
     rows = np.array(shown) - 1
     per_head = [np.array([step.output for step in steps]) for steps in by_head]  # [len(shown), d_v] each
-    reference_heads = whole_sequence(problem, window, sinks, sinks_logit, rows)
-    output, reference = _final(problem, per_head, Cells(problem, d, rows)), _final(problem, reference_heads)
+    reference_heads = whole_sequence(problem, window, sinks, sinks_logit, rows, arithmetic)
+    output = _final(problem, per_head, arithmetic, Cells(problem, d, rows))
+    reference = _final(problem, reference_heads, arithmetic)
     worst = max([_diff(output, reference), *(_diff(a, b) for a, b in zip(per_head, reference_heads))])
     return Decoded(problem, d, window, sinks, shown,
-                   tuple(DecodeHead(a, d.kv_block(a), sinks_logit[a], tuple(steps), k_rows[d.kv_block(a)],
-                                    v_rows[d.kv_block(a)]) for a, steps in enumerate(by_head)),
+                   tuple(DecodeHead(a, d.kv_block(a), sinks_logit[a], tuple(steps), k_rows[a], v_rows[a])
+                         for a, steps in enumerate(by_head)),
                    tuple(costs), output, reference, worst)
 
 
+@dataclass(frozen=True)
+class _Settings:
+    """what heads() reads of a self-attention problem, with decoding's sink logits (a head may have none)"""
+
+    rope: Rope | None
+    softcap: float | None
+    sink: tuple[float | None, ...]
+    alibi: bool
+    source: None = None
+
+
 def whole_sequence(problem: Problem, window: int | None, sinks: int, sink: tuple[float | None, ...],
-                   rows: np.ndarray) -> list[np.ndarray]:
+                   rows: np.ndarray, arithmetic: Exact = EXACT) -> list[np.ndarray]:
     """each head's output rows (from 0) of attention over the whole sequence at once, with decoding's mask: the rows
     every decoding step must equal"""
     d = problem.dims
-    plain = replace(problem, mask=()) if problem.mask else problem
     x = problem.x[rows]
-    q_all = EXACT.affine(x, problem.w_q, problem.b_q)
-    k_all = EXACT.affine(problem.x, problem.w_k, problem.b_k)
-    v_all = EXACT.affine(problem.x, problem.w_v, problem.b_v)
+    q_all = arithmetic.affine(x, problem.w_q, problem.b_q)
+    k_all = arithmetic.affine(problem.x, problem.w_k, problem.b_k)
+    v_all = arithmetic.affine(problem.x, problem.w_v, problem.b_v)
     seen = allowed(d.n, window, sinks)[rows]
-    computed = attention_heads(plain, d, rows, q_all, k_all, v_all, seen, divisor(problem, d.d_k))
-    if all(logit is None for logit in sink) and getattr(problem, "sink", None) is None:
-        return [head.attended.output for head in computed]
-    return [softmax(head.attended.scaled, None, sink[a]) @ head.v for a, head in enumerate(computed)]
+    settings = _Settings(problem.rope, problem.softcap, sink, problem.alibi)
+    return [head.attended.output
+            for head in heads(settings, d, rows, q_all, k_all, v_all, seen, divisor(problem, d.d_k), arithmetic)]
 
 
-def _final(problem: Problem, per_head: list[np.ndarray], say: Cells | None = None) -> np.ndarray:
+def _final(problem: Problem, per_head: list[np.ndarray], arithmetic: Exact, say: Cells | None = None) -> np.ndarray:
     """the heads' outputs side by side, through W_O when the problem has it (say: names a cell that overflows)"""
     concat = np.concatenate(per_head, axis=1) if len(per_head) > 1 else per_head[0]
     if problem.w_o is None:
         return concat
-    output = EXACT.affine(concat, problem.w_o, problem.b_o)
+    output = arithmetic.affine(concat, problem.w_o, problem.b_o)
     if say is not None:
         say.final(concat, problem.w_o, problem.b_o, output)
     return output

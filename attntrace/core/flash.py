@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from attntrace.core.arithmetic import EXACT
-from attntrace.core.trace import Trace, _freeze
+from attntrace.core.arithmetic import EXACT, Exact
+from attntrace.core.attention import Watch, exps, scored
+from attntrace.core.trace import Trace, freeze
 from attntrace.errors import AttntraceError, whole
 from attntrace.language import _
 
@@ -33,6 +35,7 @@ class Recurrence:
     ell: np.ndarray  # [n_q, nb] the running sum ℓ after the block
     o: np.ndarray  # [n_q, nb, d_v] the running unnormalised output after the block
     skipped: np.ndarray  # [n_q, nb] True where every key of the block is masked for the query
+    exps: np.ndarray  # [n_q, m] each key's e^(s_j - m) with m the running maximum after its block; 0 where masked
     sink: float | None  # the head's learned sink logit, which joins the denominator with no value
     sink_m: np.ndarray | None  # [n_q] with a sink: m, rescale, e^(sink - m), ℓ and O once it has joined
     sink_rescale: np.ndarray | None  # [n_q]
@@ -42,7 +45,7 @@ class Recurrence:
     output: np.ndarray  # [n_q, d_v] O / ℓ at the end (0 where ℓ = 0)
 
     def __post_init__(self) -> None:
-        _freeze(self)
+        freeze(self)
 
     @property
     def final_ell(self) -> np.ndarray:
@@ -69,7 +72,7 @@ class Flash:
     tolerance: float  # 1e-12 · the largest |number| among V and the outputs (at least 1e-12)
 
     def __post_init__(self) -> None:
-        _freeze(self)
+        freeze(self)
 
     @property
     def ok(self) -> bool:
@@ -90,25 +93,57 @@ def blocks(m: int, block: int) -> tuple[tuple[int, int], ...]:
     return tuple((start, min(start + block, m)) for start in range(0, m, block))
 
 
-def join(m_old: np.ndarray, l_old: np.ndarray, o_old: np.ndarray, s: np.ndarray,
-            v: np.ndarray) -> tuple[np.ndarray, ...]:
+def rescale(m_old: np.ndarray, m_new: np.ndarray, skipped: np.ndarray) -> np.ndarray:
+    """[n_q] the rescale factor e^(m_old − m_new): 0 before any key was seen (m_old = −∞), 1 for a skipped block"""
+    return np.where(skipped, 1.0, exps(m_old, m_new))
+
+
+class Joined(NamedTuple):
+    """one step of the recurrence for every row: the block's largest score, and m, the rescale factor, the block's
+    Σ e^(s − m), ℓ and O after it"""
+
+    top: np.ndarray  # [n_q]
+    m: np.ndarray  # [n_q]
+    rescale: np.ndarray  # [n_q]
+    sums: np.ndarray  # [n_q]
+    ell: np.ndarray  # [n_q]
+    o: np.ndarray  # [n_q, d_v]
+
+
+def join(m_old: np.ndarray, l_old: np.ndarray, o_old: np.ndarray, s: np.ndarray, v: np.ndarray,
+         arithmetic: Exact = EXACT) -> Joined:
     """one step of the recurrence for every row: scores s [n_q, b] (-inf masked) with values v [b, d_v] join the
-    state m, ℓ [n_q], O [n_q, d_v]; the block's max, new m, rescale, sum, ℓ and O"""
+    state m, ℓ [n_q], O [n_q, d_v]; under carried rounding ℓ and O are written rounded (m is a score, already so)"""
+    return _joined(m_old, l_old, o_old, s, v, arithmetic)[0]
+
+
+def _joined(m_old: np.ndarray, l_old: np.ndarray, o_old: np.ndarray, s: np.ndarray, v: np.ndarray,
+            arithmetic: Exact) -> tuple[Joined, np.ndarray]:
+    """join, and each key's e^(s − m_new) [n_q, b]"""
     with np.errstate(all="ignore"):
         top = np.max(s, axis=1) if s.shape[1] else np.full(len(s), -np.inf)
-        skipped = top == -np.inf
         m_new = np.maximum(m_old, top)
-        seen = np.isfinite(m_new)
-        rescale = np.where(skipped, 1.0, np.where(np.isfinite(m_old), np.exp(m_old - np.where(seen, m_new, 0.0)), 0.0))
-        p = np.exp(s - np.where(seen, m_new, 0.0)[:, None])  # a masked score gives e^(-inf) = 0
-        p = np.where(skipped[:, None], 0.0, p)
+        factor = rescale(m_old, m_new, top == -np.inf)
+        p = exps(s, m_new[:, None])  # a masked score (and so a skipped block) gives 0
         sums = p.sum(axis=1)
-        return top, m_new, rescale, sums, l_old * rescale + sums, o_old * rescale[:, None] + p @ v
+        ell, o = arithmetic.rounded(l_old * factor + sums), arithmetic.rounded(o_old * factor[:, None] + p @ v)
+        return Joined(top, m_new, factor, sums, ell, o), p
 
 
-def online_softmax(scores: np.ndarray, v: np.ndarray, block: int, sink: float | None = None) -> Recurrence:
+def normalised(o: np.ndarray, ell: np.ndarray, m: np.ndarray, sink: float | None) -> np.ndarray:
+    """the output from the last state: O / ℓ, or with a sink O / (ℓ + e^(sink − m)); 0 where the denominator is 0 (a
+    row with no key and no sink)"""
+    with np.errstate(all="ignore"):
+        denominator = ell if sink is None else ell + np.exp(sink - m)
+        return np.divide(o, denominator[..., None], out=np.zeros_like(o), where=denominator[..., None] != 0)
+
+
+def online_softmax(scores: np.ndarray, v: np.ndarray, block: int, sink: float | None = None,
+                   arithmetic: Exact = EXACT) -> Recurrence:
     """the tiled online softmax of scores [n_q, m] (-inf where masked) over values v [m, d_v], B = block keys at a
-    time; sink: a learned logit joining the denominator with no value (None: none)"""
+    time; sink: a learned logit joining the denominator with no value (None: none). Under carried rounding ℓ and O
+    are written rounded after each block and carried on, and the output is O / (ℓ + e^(sink − m)) from the last
+    block's state, rounded: the hand-worked key."""
     block = whole("block", block, 1)  # type: ignore[assignment]
     n_q, d_v = scores.shape[0], v.shape[1]
     bounds = blocks(scores.shape[1], block)
@@ -116,29 +151,52 @@ def online_softmax(scores: np.ndarray, v: np.ndarray, block: int, sink: float | 
     state = (np.full(n_q, -np.inf), np.zeros(n_q), np.zeros((n_q, d_v)))
     kept = {name: np.empty((n_q, nb)) for name in ("block_max", "m", "rescale", "sums", "l")}
     o = np.empty((n_q, nb, d_v))
+    exps_all = np.zeros(scores.shape)
     for b, (start, stop) in enumerate(bounds):
-        top, m_new, rescale, sums, l_new, o_new = join(*state, scores[:, start:stop], v[start:stop])
-        for name, value in zip(kept, (top, m_new, rescale, sums, l_new)):
+        joined, exps_all[:, start:stop] = _joined(*state, scores[:, start:stop], v[start:stop], arithmetic)
+        for name, value in zip(kept, joined[:5]):
             kept[name][:, b] = value
-        o[:, b] = o_new
-        state = (m_new, l_new, o_new)
+        o[:, b] = joined.o
+        state = (joined.m, joined.ell, joined.o)
+    last = state
     sink_kept = None
     if sink is not None:
-        _top, m_new, rescale, sums, l_new, o_new = join(*state, np.full((n_q, 1), float(sink)), np.zeros((1, d_v)))
-        sink_kept = (m_new, rescale, sums, l_new, o_new)
-        state = (m_new, l_new, o_new)
+        joined = join(*state, np.full((n_q, 1), float(sink)), np.zeros((1, d_v)), arithmetic)
+        sink_kept = joined[1:]
+        state = (joined.m, joined.ell, joined.o)
     _m, l_end, o_end = state
-    with np.errstate(all="ignore"):
-        output = np.divide(o_end, l_end[:, None], out=np.zeros_like(o_end), where=l_end[:, None] > 0)
+    if arithmetic.precision is None:
+        with np.errstate(all="ignore"):
+            output = np.divide(o_end, l_end[:, None], out=np.zeros_like(o_end), where=l_end[:, None] > 0)
+    else:
+        output = arithmetic.rounded(normalised(last[2], last[1], last[0], sink))
     sink_m, sink_rescale, sink_sum, sink_ell, sink_o = (None,) * 5 if sink_kept is None else sink_kept
     return Recurrence(scores, kept["block_max"], kept["m"], kept["rescale"], kept["sums"], kept["l"], o,
-                      kept["block_max"] == -np.inf, None if sink is None else float(sink), sink_m, sink_rescale,
-                      sink_sum, sink_ell, sink_o, output)
+                      kept["block_max"] == -np.inf, exps_all, None if sink is None else float(sink), sink_m,
+                      sink_rescale, sink_sum, sink_ell, sink_o, output)
 
 
-def flash(t: Trace, block: int | None = None, sinks: tuple[float, ...] | None = None) -> Flash:
+@dataclass(frozen=True)
+class Online:
+    """the online softmax as a kernel of attention.heads, B = block keys at a time: the scores as attend makes them
+    (watch sees them), then the recurrence"""
+
+    block: int
+
+    def __call__(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, divisor: float, allowed: np.ndarray | None = None,
+                 bias: np.ndarray | None = None, cap: float | None = None, arithmetic: Exact = EXACT,
+                 watch: Watch | None = None, head: int = 0, sink: float | None = None) -> Recurrence:
+        scaled = scored(q, k, divisor, allowed, bias, cap, arithmetic, watch, head).scaled
+        if allowed is not None:
+            scaled = np.where(allowed, scaled, -np.inf)
+        return online_softmax(scaled, v, self.block, sink, arithmetic)
+
+
+def flash(t: Trace, block: int | None = None, sinks: tuple[float, ...] | None = None,
+          arithmetic: Exact = EXACT) -> Flash:
     """the online softmax of every head of a trace, block keys at a time (None: default_block), from the trace's
-    scaled scores and values; sinks: one learned sink logit per head (None: the problem's `sink`, if it has one)"""
+    scaled scores and values; sinks: one learned sink logit per head (None: the problem's `sink`, if it has one).
+    arithmetic: carried rounding works the recurrence by hand from the trace's numbers rounded (online_softmax)."""
     m = t.dims.m
     block = default_block(m) if block is None else whole("block", block, 1)
     assert block is not None
@@ -147,11 +205,11 @@ def flash(t: Trace, block: int | None = None, sinks: tuple[float, ...] | None = 
     if sinks is not None and len(sinks) != len(t.heads):
         raise AttntraceError(_("sink holds {n} logits but the problem has {heads} heads; give one per head").format(
             n=len(sinks), heads=len(t.heads)))
-    heads = tuple(online_softmax(h.scaled, h.v, block, None if sinks is None else sinks[a])
-                  for a, h in enumerate(t.heads))
+    heads = tuple(online_softmax(arithmetic.rounded(h.scaled), arithmetic.rounded(h.v), block,
+                                 None if sinks is None else sinks[a], arithmetic) for a, h in enumerate(t.heads))
     concat = np.concatenate([h.output for h in heads], axis=1) if len(heads) > 1 else heads[0].output
     p = t.problem
-    output = concat if p.w_o is None else EXACT.affine(concat, p.w_o, p.b_o)  # as the trace's step 7
+    output = concat if p.w_o is None else arithmetic.affine(concat, p.w_o, p.b_o)  # as the trace's step 7
     diffs = [_max_diff(f.output, h.output) for f, h in zip(heads, t.heads)] + [_max_diff(output, t.output)]
     size = max([1.0, *(float(np.max(np.abs(a))) for a in (*(h.v for h in t.heads), t.output) if a.size)])
     return Flash(t, block, blocks(m, block), heads, concat, output, max(diffs), 1e-12 * size)

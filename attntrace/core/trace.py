@@ -25,7 +25,7 @@ def read_only(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _freeze(data: Any) -> None:
+def freeze(data: Any) -> None:
     """make every array field of a frozen dataclass read-only, so a trace's numbers cannot be overwritten"""
     for f in fields(data):
         value = getattr(data, f.name)
@@ -58,7 +58,7 @@ class HeadTrace:
     sink_weight: np.ndarray | None = None  # [n_q] with a sink logit: the weight each row gives the sink (1 - Σ weights)
 
     def __post_init__(self) -> None:
-        _freeze(self)
+        freeze(self)
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ class Trace:
     _weighted: dict[tuple[int, int], np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _freeze(self)
+        freeze(self)
 
     @property
     def row_labels(self) -> tuple[str, ...]:

@@ -175,6 +175,6 @@ def alibi_slopes(heads: int) -> np.ndarray:
     return np.array(powers(below) + powers(2 * below)[0::2][:heads - below])
 
 
-def alibi_bias(slope: float, rows: np.ndarray, m: int) -> np.ndarray:
-    """[n_q, m] −slope · |i − j| for the query rows (from 0) against every key"""
-    return -slope * np.abs(rows[:, None] - np.arange(m)[None, :]).astype(np.float64)
+def alibi_bias(slope: float, rows: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """[n_q, m] −slope · |i − j| for the query rows against the keys (both positions from 0)"""
+    return -slope * np.abs(rows[:, None] - keys[None, :]).astype(np.float64)

@@ -14,11 +14,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attntrace.core.problem import Problem
+from attntrace.core import masks
+from attntrace.core.engine import trace
+from attntrace.core.generate import random_problem
+from attntrace.core.problem import Problem, problem_error
 from attntrace.errors import AttntraceError
 from attntrace.files import paths
+from attntrace.files.text import read_text
+from attntrace.homework.instructions import student as read_name
 from attntrace.homework.sheet import MAX_PRECISION
+from attntrace.homework.worksheet import name_line, render
 from attntrace.language import N_, _, ngettext
+from attntrace.memory import fits_new
+from attntrace.render.jsonform import dumps, problem_to_dict
 
 if TYPE_CHECKING:
     from _csv import Reader
@@ -37,8 +45,6 @@ FILES = (*HANDOUTS, *KEY_FILES)
 
 def read_roster(path: str) -> list[str]:
     """the student ids in path, in order: one a line, or a CSV with an `id` column; every error names the file and line"""
-    from attntrace.files.text import read_text
-
     text = read_text(path)
     rows = _csv_rows(text, path) if _is_csv(path, text) else _plain_rows(text)
     if len(rows) > MAX_STUDENTS:
@@ -171,10 +177,7 @@ def id_problem(student: str) -> str | None:
 
 def _read_back(student: str) -> str | None:
     """why the id would come back changed from its worksheet's Name line (and so the gradebook), or None"""
-    from attntrace.homework.filled import _student as read_name  # how check reads the name line
-    from attntrace.homework.worksheet import name_line
-
-    back = read_name([name_line(student, markdown=True)])
+    back = read_name([name_line(student, markdown=True)])  # as check reads the name line
     if back == student:
         return None
     if back == unicodedata.normalize("NFC", student):
@@ -236,11 +239,6 @@ def _check_design(design: Design) -> None:
 
 def problem_for(design: Design, seed: int, student: str) -> Problem:
     """the student's problem: it depends on the class seed and this id only, never on the rest of the roster"""
-    from attntrace.core import masks
-    from attntrace.core.generate import random_problem
-    from attntrace.core.problem import problem_error
-    from attntrace.memory import fits_new
-
     _check_design(design)
     problem = random_problem(n=design.tokens, d_model=design.d_model, d_k=design.d_k, d_v=design.d_v,
                              heads=design.heads, init=design.init, seed=student_seed(seed, student), fits=fits_new,
@@ -256,10 +254,6 @@ def problem_for(design: Design, seed: int, student: str) -> Problem:
 
 def files_for(design: Design, seed: int, student: str) -> dict[str, str]:
     """the text of the student's problem.json, worksheet.md, key.json and key.md"""
-    from attntrace.core.engine import trace
-    from attntrace.homework.worksheet import render
-    from attntrace.render.jsonform import dumps, problem_to_dict
-
     problem = problem_for(design, seed, student)
     t = trace(problem, carry_rounding=design.precision)
     return {

@@ -6,16 +6,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from attntrace import language
 from attntrace.core import intermediates
 from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError
-from attntrace.files import paths
-from attntrace.homework import sheet as sheets
+from attntrace.files import jsonfile, paths
+from attntrace.files.text import decode, read_bytes
 from attntrace.homework.assign import KEYS
-from attntrace.homework.marking import Marker, Report, Rule
-from attntrace.language import _
+from attntrace.homework.kinds import Marker, load
+from attntrace.homework.results import Report, Rule
+from attntrace.homework.sheet import TEXT_SUFFIXES, SheetError
+from attntrace.language import _, speaking
 
-SHEET_SUFFIXES = (".json", *sheets.TEXT_SUFFIXES)
+SHEET_SUFFIXES = (".json", *TEXT_SUFFIXES)
 NOT_SHEETS = ("problem.json", "key.json", "key.md", "worksheet.md", "worksheet.txt")  # what `assign` hands out
 ANSWER_CSVS = tuple(f"{key}.csv" for key in intermediates.KEYS)
 
@@ -30,9 +33,6 @@ def is_problem(path: str) -> bool:
         return False
     if p.suffix.lower() == ".npz":
         return True
-    from attntrace.files import jsonfile
-    from attntrace.files.text import decode, read_bytes
-
     try:  # NaN and Infinity kept: a problem holding one is still a problem, refused as such when it is read
         raw = read_bytes(p)
         if b'"x"' not in raw:  # no key x anywhere: a sheet, however big, is not parsed twice
@@ -144,8 +144,8 @@ def mark(sheet_paths: list[str], problem: str | None, load_problem: Callable[[st
             markers[source] = Marker(load_problem(source), source or "the built-in example")
         marker = markers[source]
         try:
-            out.reports.append(marker.mark(sheets.load(path, marker.problem), rule))
-        except sheets.SheetError as e:
+            out.reports.append(marker.mark(load(path, marker.problem), rule))
+        except SheetError as e:
             if not keep_going:
                 raise
             out.unreadable.append((path, str(e), _in_english(path, marker.problem, str(e))))
@@ -154,14 +154,11 @@ def mark(sheet_paths: list[str], problem: str | None, load_problem: Callable[[st
 
 def _in_english(path: str, problem: Problem, error: str) -> str:
     """the error a sheet's reading gives, said in English (read again only when another language is chosen)"""
-    from attntrace import language
-    from attntrace.language import speaking
-
     if language.current() == "en":
         return error
     with speaking("en"):
         try:
-            sheets.load(path, problem)
-        except sheets.SheetError as e:
+            load(path, problem)
+        except SheetError as e:
             return str(e)
     return error

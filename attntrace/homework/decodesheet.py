@@ -4,26 +4,33 @@ them and the output; the key is worked by hand, each value written rounded and c
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any, NamedTuple
+import math
+import re
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from attntrace.core.arithmetic import Carried, round_half_up
-from attntrace.core.attention import softmax
-from attntrace.core.decode import Decoded, kept, sink_logits
+from attntrace.core.attention import exps
+from attntrace.core.attention import logits as logits_of
+from attntrace.core.decode import Decoded, DecodeHead, kept, sink_logits
 from attntrace.core.decode import decode as decoded
+from attntrace.core.engine import trace
 from attntrace.core.problem import Problem, divisor
 from attntrace.escape import visible
 from attntrace.homework import judging
-from attntrace.homework.judging import BLANK, RIGHT, UNASKED, WRONG, Span, half, rounded
-from attntrace.homework.marking import Item
+from attntrace.homework.flashsheet import divided_again
+from attntrace.homework.flashsheet import sink_rule as flash_sink_rule
+from attntrace.homework.instructions import spaceless
+from attntrace.homework.judging import BLANK, CONSEQUENCE, RIGHT, UNASKED, WRONG, Span, half, rounded
+from attntrace.homework.results import Item, Kind, Report, Rule, Traces, precision_of, rounded_fewer
 from attntrace.homework.said import Said
-from attntrace.homework.sheet import DECODE_KEYS, Key
-from attntrace.language import N_, _
+from attntrace.homework.sheet import DECODE_KEYS, Key, Sheet, SheetError
+from attntrace.homework.tables import Page, Reading, another_problem, filled_pages, nothing_found, numbered, read_kind
+from attntrace.homework.worksheet import heading_lines
+from attntrace.language import N_, _, speaking
+from attntrace.render.document import Document
 from attntrace.views.page import Block, Note, Step
-
-if TYPE_CHECKING:
-    from attntrace.render.document import Document
 
 
 class Worked(NamedTuple):
@@ -38,26 +45,17 @@ class Worked(NamedTuple):
 def printed(problem: Problem, precision: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """each head's logits [n, n] (row t − 1: q_t against keys 1 … t) and values as the handout prints them: the scaled
     scores of the trace with the rounding carried, as the online-softmax handout prints them too"""
-    from attntrace.core.engine import trace
-
     carried = trace(problem, carry_rounding=precision)
     return [(round_half_up(h.scaled, precision), round_half_up(h.v, precision)) for h in carried.heads]
 
 
 def works(problem: Problem, window: int | None, sinks: int, precision: int) -> tuple[Decoded, list[list[Worked]]]:
-    """every head's every step, from the printed logits and values, rounding carried (each w · v rounded, as step 6)"""
+    """every head's every step decoded exactly, and worked by hand: decoding under carried rounding, the weights over
+    the printed logits rounded, each w · v rounded before the sum (as step 6)"""
     cached = decoded(problem, window, sinks)
-    arithmetic = Carried(precision)
-    out = []
-    for (logits, v), head in zip(printed(problem, precision), cached.heads):
-        steps = []
-        for step in head.steps:
-            rows = np.array(step.cache) - 1
-            weights = round_half_up(softmax(logits[step.t - 1, rows][None, :], None, head.sink), precision)
-            steps.append(Worked(step.cache, logits[step.t - 1, :step.t], weights[0],
-                                arithmetic.dot(weights, v[rows])[0]))
-        out.append(steps)
-    return cached, out
+    key = decoded(problem, window, sinks, arithmetic=Carried(precision))
+    return cached, [[Worked(step.cache, logits[step.t - 1, :step.t], step.weights, step.output) for step in head.steps]
+                    for (logits, _v), head in zip(printed(problem, precision), key.heads)]
 
 
 def answer_sheet(problem: Problem, window: int | None, sinks: int, blank: bool, precision: int) -> dict[str, Any]:
@@ -132,9 +130,7 @@ def rounding(precision: int) -> str:
 
 def sink_rule(logits: tuple[float | None, ...]) -> str | None:
     """where the learned sink enters decoding's softmax, with each head's logit; None without one"""
-    from attntrace.homework import flashsheet
-
-    return flashsheet.sink_rule(logits, SINK, SINKS_EACH)
+    return flash_sink_rule(logits, SINK, SINKS_EACH)
 
 
 def rules(window: int | None, sinks: int) -> str:
@@ -148,69 +144,49 @@ def _what(t: int, head: int, heads: int) -> str:
     return _("step {t}, head {head}").format(t=t, head=head) if heads > 1 else _("step {t}").format(t=t)
 
 
-def read(text: str, origin: str, problem: Any) -> Any:
+def read(text: str, origin: str, problem: Problem | None) -> Sheet | None:
     """a filled worksheet --decode, in any language attntrace prints, as a sheet; None if the text is not one"""
-    import re
+    if problem is None:
+        return None
+    return read_kind(text, origin, lambda: [_(SINKS), _(WINDOW), _(WHOLE)],
+                     lambda reading, found: _read(reading, found, problem))
 
-    from attntrace.homework import filled
-    from attntrace.homework.sheet import Sheet
-    from attntrace.homework.tables import Reading, another_problem, nothing_found, same_numbers
-    from attntrace.language import PRINTED, speaking
 
-    reading = Reading(text, origin)
-    flat = filled.spaceless("".join(reading.lines))
-    for lang in PRINTED:
-        with speaking(lang):
-            for form in (SINKS, WINDOW, WHOLE):
-                pattern = re.escape(filled.spaceless(_(form)))
-                for name in ("window", "sinks"):
-                    pattern = pattern.replace(re.escape("{" + name + "}"), f"(?P<{name}>\\d+)", 1).replace(
-                        re.escape("{" + name + "}"), f"(?P={name})")
-                found = re.search(pattern, flat)
-                if found is None:
-                    continue
-                named = found.groupdict()
-                window = int(named["window"]) if named.get("window") else None
-                sinks = int(named["sinks"]) if named.get("sinks") else 0
-                d = problem.dims
-                with speaking(reading.user):
-                    fits(window, sinks, d.n, origin)
-                another_problem(reading, [_(CACHE).format(what=_what(d.n + 1, a, d.heads))
-                                          for a in range(1, d.heads + 1)], problem.name)
-                told = re.search(re.escape(filled.spaceless(_(ROUNDING))).replace(re.escape("{precision}"),
-                                                                                  r"(\d+)", 1), flat)
-                precision = int(told[1]) if told else reading.precision()
-                name = problem.name
-                for a, (logits, v) in enumerate(printed(problem, 2 if precision is None else precision), start=1):
-                    for t in range(1, d.n + 1):
-                        what = _what(t, a, d.heads)
-                        same_numbers(reading, _(LOGITS).format(what=what), logits[t - 1:t, :t], precision or 2, name)
-                        same_numbers(reading, _("{what}: values V").format(what=what), v[:t], precision or 2, name)
-                cells: dict[Key, np.ndarray] = {}
-                any_table = False
-                for a in range(1, d.heads + 1):
-                    width = max(len(kept(t, window, sinks)) for t in range(1, d.n + 1))
-                    got = {k: np.full((d.n, d.d_v if k == "decode_output" else width), np.nan) for k in DECODE_KEYS}
-                    for t in range(1, d.n + 1):
-                        what, c = _what(t, a, d.heads), len(kept(t, window, sinks))
-                        for k, title, cols in (("decode_cache", CACHE, c), ("decode_weights", WEIGHTS, c),
-                                               ("decode_output", OUTPUT, d.d_v)):
-                            table = reading.table(_(title).format(what=what), 1, cols)
-                            if table is not None:
-                                got[k][t - 1, :cols] = table[0]
-                                any_table = True
-                    cells.update({(a, k): v for k, v in got.items()})
-                if not any_table:
-                    nothing_found(reading, name)
-                return Sheet(origin, cells, precision=precision, student=reading.student(),
-                             notes=tuple(reading.notes), heads=tuple(range(1, d.heads + 1)), decode=(window, sinks))
-    return None
+def _read(reading: Reading, found: dict[str, str], problem: Problem) -> Sheet:
+    """a filled worksheet --decode, read in the language its rules are written in"""
+    window = int(found["window"]) if found.get("window") else None
+    sinks = int(found["sinks"]) if found.get("sinks") else 0
+    d = problem.dims
+    with speaking(reading.user):
+        fits(window, sinks, d.n, reading.origin)
+    another_problem(reading, [_(CACHE).format(what=_what(d.n + 1, a, d.heads)) for a in range(1, d.heads + 1)],
+                    problem.name)
+    told = re.search(numbered(_(ROUNDING)), spaceless("".join(reading.lines)))
+    precision = int(told[1]) if told else reading.precision()
+    printed_ = printed(problem, 2 if precision is None else precision)
+    places = [(a, t, _what(t, a, d.heads), len(kept(t, window, sinks))) for a in range(1, d.heads + 1)
+              for t in range(1, d.n + 1)]
+    pages = [Page(((_(LOGITS).format(what=what), printed_[a - 1][0][t - 1:t, :t]),
+                   (_("{what}: values V").format(what=what), printed_[a - 1][1][:t])),
+                  ((_(CACHE).format(what=what), 1, c), (_(WEIGHTS).format(what=what), 1, c),
+                   (_(OUTPUT).format(what=what), 1, d.d_v)))
+             for a, t, what, c in places]
+    width = max(len(kept(t, window, sinks)) for t in range(1, d.n + 1))
+    cells: dict[Key, np.ndarray] = {(a, k): np.full((d.n, d.d_v if k == "decode_output" else width), np.nan)
+                                    for a in range(1, d.heads + 1) for k in DECODE_KEYS}
+    found_tables = filled_pages(reading, pages, precision or 2, problem.name)
+    for (a, t, _title, _c), tables in zip(places, found_tables):
+        for key, table in zip(DECODE_KEYS, tables):
+            if table is not None:
+                cells[(a, key)][t - 1, :table.shape[1]] = table[0]
+    if all(table is None for tables in found_tables for table in tables):
+        nothing_found(reading, problem.name)
+    return Sheet(reading.origin, cells, precision=precision, student=reading.student(), notes=tuple(reading.notes),
+                 heads=tuple(range(1, d.heads + 1)), decode=(window, sinks))
 
 
 def fits(window: int | None, sinks: int, n: int, origin: str) -> None:
     """a sheet's window and sinks fit the problem, or one line naming the sheet"""
-    from attntrace.homework.sheet import SheetError
-
     if window is not None and window < 1:
         raise SheetError(_("{sheet}: window must be a whole number of at least {least}; got {value}").format(
             sheet=origin, least=1, value=window))
@@ -225,8 +201,6 @@ def fits(window: int | None, sinks: int, n: int, origin: str) -> None:
 def document(problem: Problem, window: int | None, sinks: int, precision: int, key: bool,
              student: str | None = None) -> Document:
     """the worksheet of decoding: the problem's name and name line, the convention, and a page per step and head"""
-    from attntrace.render.document import Document
-
     pages = steps(problem, window, sinks, precision)
     first = pages[0]
     sink = sink_rule(sink_logits(problem, None, problem.dims.heads))
@@ -234,19 +208,7 @@ def document(problem: Problem, window: int | None, sinks: int, precision: int, k
              *([] if sink is None else [Note(sink, "text")]))
     pages[0] = Step(first.number, first.heading, (*notes, *first.items))
     return Document(pages, answer_sheet(problem, window, sinks, blank=not key, precision=precision),
-                    preface=lambda fmt: _preface(problem, key, fmt == "markdown", student))
-
-
-def _preface(problem: Problem, key: bool, markdown: bool, student: str | None) -> str:
-    from attntrace.escape import markdown as markdown_text
-    from attntrace.homework.worksheet import HEADING, KEY_HEADING, name_line
-    from attntrace.views.describe import shown_name
-
-    name = shown_name(problem.name) or _("self-attention")
-    title = markdown_text(name) if markdown else visible(name)
-    heading = (_(KEY_HEADING) if key else _(HEADING)).format(title=title)
-    lines = [f"{'# ' if markdown else ''}{heading}", "", *([] if key else [name_line(student, markdown), ""])]
-    return "\n".join(lines) + "\n"
+                    preface=lambda fmt: "\n".join(heading_lines(problem, key, fmt == "markdown", student)) + "\n")
 
 
 NAMES = {"decode_cache": N_("positions the cache holds"), "decode_weights": N_("weights over the cache"),
@@ -268,17 +230,13 @@ class Numbers(NamedTuple):
 
     sets: tuple[tuple[np.ndarray, np.ndarray], ...]  # (logits [n, n], values [n, d_v]): as printed, true rounded, true
     sink: float | None
-    true: Any  # the head's exact decoding (core.decode.DecodeHead)
+    true: DecodeHead  # the head's exact decoding
     key: list[Worked]
 
 
 def numbers(problem: Problem, window: int | None, sinks: int, precision: int, divisor: float = 1.0) -> list[Numbers]:
     """every head's numbers; divisor: the logits divided by it once more (the scaling applied when the problem has
     none, or, by 1 / s, forgotten)"""
-    from attntrace.core.attention import logits as logits_of
-    from attntrace.core.engine import trace
-    from attntrace.homework.flashsheet import divided_again
-
     exact, carried = trace(problem), trace(problem, carry_rounding=precision)
     d, worked = works(problem, window, sinks, precision)
     out = []
@@ -298,8 +256,6 @@ def judge(n: Numbers, given: dict[str, np.ndarray], precision: int, variant: str
           ) -> tuple[dict[str, np.ndarray], list[list[int]], dict[str, np.ndarray]]:
     """every cell's verdict [steps, slots or d_v] (judging's codes): the cache exactly; the weights and output worked
     from the student's own cache and weights (the key's where blank); and the positions each step's weights are over"""
-    from attntrace.homework.judging import CONSEQUENCE
-
     steps, d_v = len(n.key), n.sets[0][1].shape[1]
     width = max(given["decode_cache"].shape[1], given["decode_weights"].shape[1], max(len(w.cache) for w in n.key))
     codes = {"decode_cache": np.full((steps, width), UNASKED), "decode_weights": np.full((steps, width), UNASKED),
@@ -341,8 +297,8 @@ def judge(n: Numbers, given: dict[str, np.ndarray], precision: int, variant: str
                 z = logits[t - 1, rows]
                 sink = None if variant == "no_sink" else n.sink
                 top = max(np.max(z), sink) if sink is not None else np.max(z)
-                e = np.exp(z - top)
-                e_sink = 0.0 if sink is None else np.exp(sink - top)
+                e = exps(z, top)
+                e_sink = 0.0 if sink is None else exps(np.asarray(sink), top)
                 for round_e, round_total in itertools.product((False, True), repeat=2):
                     ee, es = (rounded(e, precision), rounded(np.array(e_sink), precision)) if round_e else (e, e_sink)
                     total = ee.sum() + es
@@ -393,10 +349,8 @@ def _padded(row: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
-def _given(sheet: Any, head: int, steps: int, d_v: int) -> dict[str, np.ndarray]:
+def _given(sheet: Sheet, head: int, steps: int, d_v: int) -> dict[str, np.ndarray]:
     """a head's cells, NaN where not given; a table of another length refuses the sheet"""
-    from attntrace.homework.sheet import SheetError
-
     out = {}
     for key in DECODE_KEYS:
         cells = sheet.cells.get((head, key))
@@ -411,11 +365,18 @@ def _given(sheet: Any, head: int, steps: int, d_v: int) -> dict[str, np.ndarray]
     return out
 
 
-def mark(marker: Any, sheet: Any, rule: Any) -> Any:
+def mark(marker: Traces, sheet: Sheet, rule: Rule) -> Report:
     """a decoding sheet marked cell by cell by the eight steps' rules (judging.py): the cache exactly, the weights and
-    output worked from the student's own cache and weights; the first classic mistake named"""
-    from attntrace.homework.marking import Report, precision_of
+    output worked from the student's own cache and weights; the first classic mistake named; a sheet written to fewer
+    decimals than asked is marked again at its own"""
+    report = _marked(marker, sheet, rule)
+    rounded_fewer(sheet, rule, report, lambda fewer, again: _marked(marker, fewer, again))
+    return report
 
+
+def _marked(marker: Traces, sheet: Sheet, rule: Rule) -> Report:
+    """a decoding sheet marked at one precision"""
+    assert sheet.decode is not None
     window, sinks = sheet.decode
     fits(window, sinks, marker.problem.dims.n, sheet.origin)
     precision, source = precision_of(sheet, rule)
@@ -423,8 +384,6 @@ def mark(marker: Any, sheet: Any, rule: Any) -> Any:
     d = marker.problem.dims
     for number in sheet.heads:
         if not 1 <= number <= len(heads):
-            from attntrace.homework.sheet import SheetError
-
             raise SheetError(_("{sheet}: head {head} is out of range; this problem has heads 1 to {heads}").format(
                 sheet=sheet.origin, head=number, heads=len(heads)))
     given = [_given(sheet, a, d.n, d.d_v) for a in range(1, len(heads) + 1)]
@@ -463,8 +422,6 @@ def _diagnosis(problem: Problem, heads: list[Numbers], given: list[dict[str, np.
                precision: int) -> tuple[Said | None, tuple[str, ...]]:
     """the first classic mistake the first wrong numbers prove: a cache that misses what the convention keeps, or
     the step judged again with a mistake made, its cells then fitting where they did not"""
-    import math
-
     for a, (g, (codes, used, _shown)) in enumerate(zip(given, judged)):
         for t in range(1, len(used) + 1):
             wrong = [key for key in DECODE_KEYS if (codes[key][t - 1] == WRONG).any()]
@@ -497,8 +454,6 @@ def _diagnosis(problem: Problem, heads: list[Numbers], given: list[dict[str, np.
 
 
 def _variant_said(problem: Problem, variant: str, t: int) -> tuple[Said, tuple[str, ...]]:
-    import math
-
     dk = f"√d_k = √{problem.dims.d_k} = {math.sqrt(problem.dims.d_k):.4g}"
     if variant == "no_sink":
         return Said(N_("the learned sink was left out of the softmax: at step {t} it joins the denominator as one more "
@@ -532,3 +487,6 @@ def _named(theirs: set[int], t: int, window: int | None, sinks: int) -> tuple[Sa
                                "({window} keys), not {count}"), window=window, t=t, first=t - window + 1,
                             count=other), ("window off by one",)
     return None, ()
+
+
+KIND = Kind("decode", read, lambda sheet: sheet.decode is not None, mark)

@@ -3,133 +3,145 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
+from attntrace.core.arithmetic import round_half_up
 from attntrace.core.trace import Trace
-from attntrace.homework.marking import WRONG, Item, close, rounds_to
+from attntrace.homework.marking import Work, cell_name
 from attntrace.homework.redo import recompute
-from attntrace.homework.said import Said, joined, ngettext
+from attntrace.homework.results import EXACT_FROM, WRONG, Item, close, rounds_to, written_precision
+from attntrace.homework.said import Said, joined, ngettext, number
 from attntrace.homework.sheet import Key
 from attntrace.language import N_
-
-if TYPE_CHECKING:
-    from attntrace.homework.marking import Work
 
 ROUNDED = N_("rounded to fewer decimals")  # a mistake's tag
 
 
-def _mask_words(t: Trace) -> tuple[Said, Said]:
-    causal = "causal" in t.problem.masks and len(t.problem.masks) == 1
-    inverted = Said(N_("the mask was inverted: only the keys it hides (j > i) were kept") if causal
-                    else N_("the mask was inverted: the hidden keys were attended and the visible ones hidden"))
-    transposed = Said(N_("the mask was transposed: the keys before each input (j < i) were hidden instead of those after "
-                         "it") if causal else
-                      N_("the mask was transposed: key j hidden from query i where it should hide i from j"))
-    return inverted, transposed
+@dataclass(frozen=True)
+class Mistake:
+    """a usual wrong convention: the intermediates it changes (where it shows first), its tag (English, for a class
+    summary and JSON) and its sentence for a problem; redo.recompute(work, key, variant) works a step its way"""
+
+    variant: str
+    steps: tuple[str, ...]  # "final": the final output
+    tag: str
+    sentence: Callable[[Trace, str], Said]  # from the trace and the intermediate it shows in
+
+
+def _dk(t: Trace) -> str:
+    return f"√d_k = √{t.dims.d_k} = {math.sqrt(t.dims.d_k):.4g}"
+
+
+def _causal(t: Trace) -> bool:
+    return "causal" in t.problem.masks and len(t.problem.masks) == 1
+
+
+def _said(message: str) -> Callable[[Trace, str], Said]:
+    """a sentence with no field"""
+    return lambda t, step: Said(message)
+
+
+def _rope_pairs(t: Trace, step: str) -> Said:
+    rope = t.problem.rope
+    other = Said(N_("2i - 1 with 2i") if rope is not None and rope.pairs == "half" else N_("i with i + d_k/2"))
+    return Said(N_("the pairs were mixed up: {which} was turned with dimension {pairs} paired"), which=step[0].upper(),
+                pairs=other)
+
+
+def _from_one(t: Trace, step: str) -> Said:
+    rope = t.problem.rope
+    first = (Said(N_("the first input is at position 0")) if rope is None or rope.positions is None
+             else Said(N_("p is the position the problem gives")))
+    return Said(N_("the positions were counted from 1: {which} was turned by (p + 1) · ω, but {first}"),
+                which=step[0].upper(), first=first)
+
+
+def _kv_block(t: Trace, step: str) -> Said:
+    d, letter = t.dims, step.upper()
+    rule = (Said(N_("head a reads block ⌊(a-1) / {share}⌋ + 1 of W_{letter}: the query heads that share a block are "
+                    "next to each other"), share=d.heads // d.kv_heads, letter=letter)
+            if d.kv_heads < d.heads else Said(N_("head a reads its own columns of W_{letter}"), letter=letter))
+    return Said(N_("{letter} was taken from another head's block of W_{letter}: {rule}"), letter=letter, rule=rule)
+
+
+SCALING = ("scaled", "weights")  # a wrong scaling, mask, bias or cap shows in the scaled scores, or in the weights
+MISTAKES = (  # in the order each intermediate's are tried
+    *(Mistake("transposed", (step,), tag, lambda t, step: Said(N_("W_{letter} was transposed: {letter} = X · "
+                                                                   "W_{letter}^T"), letter=step.upper()))
+      for step, tag in (("q", N_("W_Q transposed")), ("k", N_("W_K transposed")), ("v", N_("W_V transposed")))),
+    Mistake("w_k", ("q",), N_("K used where Q belongs"), _said(N_("K was used where Q belongs: Q was computed with W_K"))),
+    Mistake("q_block", ("q",), N_("another head's columns"), lambda t, step: Said(N_(
+        "Q was taken from another head's columns of W_Q: head a reads columns (a - 1) · {d_k} + 1 to a · {d_k} (the "
+        "heads were mixed up)"), d_k=t.dims.d_k)),
+    Mistake("w_q", ("k",), N_("Q used where K belongs"), _said(N_("Q was used where K belongs: K was computed with W_Q"))),
+    Mistake("interleaved", ("q", "k", "v"), N_("heads interleaved"), lambda t, step: Said(N_(
+        "the heads were split as interleaved columns (every {nth} column) instead of contiguous blocks"),
+        nth=_ordinal(t.dims.heads))),
+    Mistake("kv_block", ("k", "v"), N_("wrong key/value block"), _kv_block),
+    Mistake("unrotated", ("q_rotated", "k_rotated"), N_("rotation forgotten"), lambda t, step: Said(N_(
+        "the rotation was forgotten: {which} was not turned by position"), which=step[0].upper())),
+    Mistake("pairs", ("q_rotated", "k_rotated"), N_("rope pairs mixed up"), _rope_pairs),
+    Mistake("backwards", ("q_rotated", "k_rotated"), N_("rotation the wrong way"), lambda t, step: Said(N_(
+        "{which} was turned the wrong way: by -p · ω instead of p · ω (the sines' signs swapped)"),
+        which=step[0].upper())),
+    Mistake("from_one", ("q_rotated", "k_rotated"), N_("positions counted from 1"), _from_one),
+    Mistake("degrees", ("q_rotated", "k_rotated"), N_("angles in degrees"), _said(N_(
+        "the angles p · ω were taken as degrees; cos and sin take them in radians (a calculator left in degree mode)"))),
+    Mistake("unrotated", ("scores",), N_("rotation forgotten"), _said(N_(
+        "the rotation was forgotten: the scores are q · k of Q and K as projected, not as turned by position"))),
+    Mistake("kq", ("scores",), N_("Q and K swapped"), _said(N_(
+        "Q and K were swapped: the scores are K Q^T, the transpose of Q K^T"))),
+    Mistake("kk", ("scores",), N_("K used where Q belongs"), _said(N_(
+        "K was used where Q belongs: the scores are K K^T"))),
+    Mistake("columns", ("weights",), N_("softmax down the columns"), _said(N_(
+        "the softmax was taken down the columns (over the queries) instead of along each row"))),
+    Mistake("no_sink", ("weights",), N_("sink left out"), _said(N_(
+        "the sink was left out of the softmax's denominator: each row's weights sum to 1, where the sink should take "
+        "its share"))),
+    Mistake("unscaled", SCALING, N_("scaling forgotten"), lambda t, step: Said(N_(
+        "the scaling was forgotten: the scores were not divided by {divisor}"),
+        divisor=_dk(t) if t.problem.scale is True else f"{t.divisor:g}")),
+    Mistake("multiplied", SCALING, N_("multiplied by √d_k"), lambda t, step: Said(N_(
+        "the scores were multiplied by {dk} instead of divided by it"), dk=_dk(t))),
+    Mistake("sqrt_d_model", SCALING, N_("divided by √d_model"), lambda t, step: Said(N_(
+        "the scores were divided by √d_model = √{d_model} instead of {dk}"), d_model=t.dims.d_model, dk=_dk(t))),
+    Mistake("scaled_when_none", SCALING, N_("scaled when not asked"), lambda t, step: Said(N_(
+        "the scores were divided by {dk}, but this problem has no scaling"), dk=_dk(t))),
+    Mistake("no_mask", SCALING, N_("mask left out"), _said(N_("the mask was left out: keys it hides were attended to"))),
+    Mistake("inverted", SCALING, N_("mask inverted"), lambda t, step: Said(
+        N_("the mask was inverted: only the keys it hides (j > i) were kept") if _causal(t) else
+        N_("the mask was inverted: the hidden keys were attended and the visible ones hidden"))),
+    Mistake("transposed_mask", SCALING, N_("mask transposed"), lambda t, step: Said(
+        N_("the mask was transposed: the keys before each input (j < i) were hidden instead of those after it")
+        if _causal(t) else N_("the mask was transposed: key j hidden from query i where it should hide i from j"))),
+    Mistake("no_bias", SCALING, N_("ALiBi bias left out"), _said(N_(
+        "the ALiBi bias (-slope · |i - j|) was not added to the scaled scores"))),
+    Mistake("bias_sign", SCALING, N_("ALiBi bias with the wrong sign"), _said(N_(
+        "the ALiBi bias was added with the wrong sign: +slope · |i - j| instead of -slope · |i - j|, so a key gained "
+        "score the farther it was instead of losing it"))),
+    Mistake("no_cap", SCALING, N_("soft-capping left out"), lambda t, step: Said(N_(
+        "the soft-capping was left out: the scores were not turned into {cap} · tanh(score / {cap})"),
+        cap=f"{t.problem.softcap or 0:g}")),
+    Mistake("k_for_v", ("output",), N_("K used where V belongs"), _said(N_(
+        "K was used where V belongs: the output is weights · K, not weights · V"))),
+    Mistake("weights_transposed", ("output",), N_("weights transposed"), _said(N_(
+        "the weights were transposed: the output is weights^T · V, each key's column used as a row"))),
+    Mistake("no_wo", ("final",), N_("W_O forgotten"), _said(N_(
+        "W_O was forgotten: the final output is the heads' concatenation, not concat · W_O"))),
+    Mistake("order", ("final",), N_("heads in the wrong order"), _said(N_(
+        "the heads were concatenated in the wrong order"))),
+    Mistake("no_bo", ("final",), N_("b_o forgotten"), _said(N_("b_o was not added after concat · W_O"))),
+    Mistake("wo_transposed", ("final",), N_("W_O transposed"), _said(N_("W_O was transposed: concat · W_O^T"))),
+)
 
 
 def _sentences(t: Trace, step: str, head: int | None) -> list[tuple[str, str, Said]]:
-    """(variant, tag, sentence) for every wrong convention that can show first in this step; a tag is English, for a
-    class summary and JSON, and said with _()"""
-    d = t.dims
-    dk = f"√d_k = √{d.d_k} = {math.sqrt(d.d_k):.4g}"
-    inverted, transposed = _mask_words(t)
-    cap = f"{t.problem.softcap or 0:g}"
-    divisor = {
-        "unscaled": (N_("scaling forgotten"), Said(N_("the scaling was forgotten: the scores were not divided by {divisor}"),
-                                                   divisor=dk if t.problem.scale is True else f"{t.divisor:g}")),
-        "multiplied": (N_("multiplied by √d_k"), Said(N_("the scores were multiplied by {dk} instead of divided by it"),
-                                                      dk=dk)),
-        "sqrt_d_model": (N_("divided by √d_model"), Said(N_("the scores were divided by √d_model = √{d_model} instead of "
-                                                            "{dk}"), d_model=d.d_model, dk=dk)),
-        "scaled_when_none": (N_("scaled when not asked"), Said(N_("the scores were divided by {dk}, but this problem has "
-                                                                  "no scaling"), dk=dk)),
-        "no_mask": (N_("mask left out"), Said(N_("the mask was left out: keys it hides were attended to"))),
-        "inverted": (N_("mask inverted"), inverted),
-        "transposed_mask": (N_("mask transposed"), transposed),
-        "no_bias": (N_("ALiBi bias left out"), Said(N_("the ALiBi bias (-slope · |i - j|) was not added to the scaled "
-                                                       "scores"))),
-        "bias_sign": (N_("ALiBi bias with the wrong sign"),
-                      Said(N_("the ALiBi bias was added with the wrong sign: +slope · |i - j| instead of -slope · |i - j|, "
-                              "so a key gained score the farther it was instead of losing it"))),
-        "no_cap": (N_("soft-capping left out"), Said(N_("the soft-capping was left out: the scores were not turned into "
-                                                        "{cap} · tanh(score / {cap})"), cap=cap)),
-    }
-    if step in ("q", "k", "v"):
-        letter = step.upper()
-        out = [("transposed", TRANSPOSED[letter],
-                Said(N_("W_{letter} was transposed: {letter} = X · W_{letter}^T"), letter=letter))]
-        if step == "q":
-            out.append(("w_k", N_("K used where Q belongs"), Said(N_("K was used where Q belongs: Q was computed with W_K"))))
-            if d.heads > 1:
-                out.append(("q_block", N_("another head's columns"),
-                            Said(N_("Q was taken from another head's columns of W_Q: head a reads columns (a - 1) · {d_k} "
-                                    "+ 1 to a · {d_k} (the heads were mixed up)"), d_k=d.d_k)))
-        if step == "k":
-            out.append(("w_q", N_("Q used where K belongs"), Said(N_("Q was used where K belongs: K was computed with W_Q"))))
-        out.append(("interleaved", N_("heads interleaved"),
-                    Said(N_("the heads were split as interleaved columns (every {nth} column) instead of contiguous "
-                            "blocks"), nth=_ordinal(d.heads))))
-        if step != "q" and d.kv_heads > 1:
-            rule = (Said(N_("head a reads block ⌊(a-1) / {share}⌋ + 1 of W_{letter}: the query heads that share a block "
-                            "are next to each other"), share=d.heads // d.kv_heads, letter=letter)
-                    if d.kv_heads < d.heads else Said(N_("head a reads its own columns of W_{letter}"), letter=letter))
-            out.append(("kv_block", N_("wrong key/value block"),
-                        Said(N_("{letter} was taken from another head's block of W_{letter}: {rule}"), letter=letter,
-                             rule=rule)))
-        return out
-    if step in ("q_rotated", "k_rotated"):
-        which = step[0].upper()
-        rope = t.problem.rope
-        other = Said(N_("2i - 1 with 2i") if rope is not None and rope.pairs == "half" else N_("i with i + d_k/2"))
-        first_position = (Said(N_("the first input is at position 0")) if rope is None or rope.positions is None
-                          else Said(N_("p is the position the problem gives")))
-        return [("unrotated", N_("rotation forgotten"),
-                 Said(N_("the rotation was forgotten: {which} was not turned by position"), which=which)),
-                ("pairs", N_("rope pairs mixed up"),
-                 Said(N_("the pairs were mixed up: {which} was turned with dimension {pairs} paired"), which=which,
-                      pairs=other)),
-                ("backwards", N_("rotation the wrong way"),
-                 Said(N_("{which} was turned the wrong way: by -p · ω instead of p · ω (the sines' signs swapped)"),
-                      which=which)),
-                ("from_one", N_("positions counted from 1"),
-                 Said(N_("the positions were counted from 1: {which} was turned by (p + 1) · ω, but {first}"),
-                      which=which, first=first_position)),
-                ("degrees", N_("angles in degrees"),
-                 Said(N_("the angles p · ω were taken as degrees; cos and sin take them in radians (a calculator left "
-                         "in degree mode)")))]
-    if step == "scores":
-        return [("unrotated", N_("rotation forgotten"),
-                 Said(N_("the rotation was forgotten: the scores are q · k of Q and K as projected, not as turned by "
-                         "position"))),
-                ("kq", N_("Q and K swapped"), Said(N_("Q and K were swapped: the scores are K Q^T, the transpose of Q K^T"))),
-                ("kk", N_("K used where Q belongs"), Said(N_("K was used where Q belongs: the scores are K K^T")))]
-    if step == "scaled":
-        return [(v, *divisor[v]) for v in divisor]
-    if step == "weights":
-        return [("columns", N_("softmax down the columns"),
-                 Said(N_("the softmax was taken down the columns (over the queries) instead of along each row"))),
-                ("no_sink", N_("sink left out"),
-                 Said(N_("the sink was left out of the softmax's denominator: each row's weights sum to 1, where the "
-                         "sink should take its share"))),
-                *[(v, *divisor[v]) for v in divisor]]
-    if step == "output" and head is not None:
-        return [("k_for_v", N_("K used where V belongs"),
-                 Said(N_("K was used where V belongs: the output is weights · K, not weights · V"))),
-                ("weights_transposed", N_("weights transposed"),
-                 Said(N_("the weights were transposed: the output is weights^T · V, each key's column used as a row")))]
-    if head is None:
-        return [("no_wo", N_("W_O forgotten"),
-                 Said(N_("W_O was forgotten: the final output is the heads' concatenation, not concat · W_O"))),
-                ("order", N_("heads in the wrong order"), Said(N_("the heads were concatenated in the wrong order"))),
-                ("no_bo", N_("b_o forgotten"), Said(N_("b_o was not added after concat · W_O"))),
-                ("wo_transposed", N_("W_O transposed"), Said(N_("W_O was transposed: concat · W_O^T")))]
-    return []
-
-
-TRANSPOSED = {"Q": N_("W_Q transposed"), "K": N_("W_K transposed"), "V": N_("W_V transposed")}  # tags
+    """(variant, tag, sentence) for every wrong convention that can show first in this step"""
+    shown = "final" if head is None else step
+    return [(m.variant, m.tag, m.sentence(t, step)) for m in MISTAKES if shown in m.steps]
 
 
 def _ordinal(n: int) -> Said:
@@ -193,8 +205,6 @@ def diagnose(work: Work, items: list[Item]) -> tuple[Said | None, tuple[str, ...
         text = sentences[0] if len(sentences) == 1 else Said(N_("either {first}, or {second}"), first=sentences[0],
                                                               second=joined(sentences[1:], N_("{first}, or {second}")))
         return where(text), tags
-    from attntrace.homework.report import number
-
     masked = [cell for cell in first.off if cell.given == -math.inf and math.isfinite(cell.expected)]
     if masked:
         cell = masked[0]
@@ -231,8 +241,6 @@ def _same_convention(work: Work, key: Key, wrong: list[Item]) -> list[Key]:
 def _rounded_early(work: Work, key: Key) -> Said | None:
     """when every written cell of the step has fewer decimals than the sheet asks for, and is the value carried at its
     own decimals (which differs from the value carried at the sheet's): the numbers were rounded too early"""
-    from attntrace.homework.marking import EXACT_FROM, written_precision
-
     g = work.given[key]
     written = np.isfinite(g)
     cell_precision = written_precision(g)[written]
@@ -257,10 +265,7 @@ def _rounded_early(work: Work, key: Key) -> Said | None:
 def _truncated(work: Work, key: Key) -> Said | None:
     """when every written cell is the right value cut off after the sheet's decimals, and some would round otherwise:
     the digits were cut (truncated) instead of rounded"""
-    from attntrace.core.arithmetic import round_half_up
-    from attntrace.homework.marking import EXACT_FROM, cell_name
-    from attntrace.homework.redo import recompute
-    from attntrace.homework.report import number
+
     p = work.precision
     if work.rule.tolerance or p >= EXACT_FROM:
         return None

@@ -6,28 +6,29 @@ eight steps' rules (judging.py) and the first classic mistake its numbers prove 
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any, NamedTuple
+import math
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from attntrace.core.arithmetic import round_half_up
-from attntrace.core.attention import logits
-from attntrace.core.flash import blocks, default_block, join
+from attntrace.core.arithmetic import Carried, round_half_up
+from attntrace.core.attention import exps, logits
+from attntrace.core.engine import trace
+from attntrace.core.flash import blocks, default_block, online_softmax, rescale
+from attntrace.core.problem import Problem
 from attntrace.core.trace import Trace
 from attntrace.escape import visible
 from attntrace.homework import judging
 from attntrace.homework.judging import BLANK, RIGHT, UNASKED, WRONG, Span, half, rounded
-from attntrace.homework.marking import Item
+from attntrace.homework.results import Item, Kind, Report, Rule, Traces, precision_of, rounded_fewer
 from attntrace.homework.said import Said
-from attntrace.homework.sheet import FLASH_KEYS, Key
+from attntrace.homework.sheet import FLASH_KEYS, Key, Sheet, SheetError
+from attntrace.homework.tables import Page, Reading, another_problem, block_size, filled_pages, nothing_found, read_kind
 from attntrace.homework.worksheet import intro
 from attntrace.language import N_, _
+from attntrace.render.document import Document
 from attntrace.render.jsonform import floats
 from attntrace.views.page import Block, Note, Step
-
-if TYPE_CHECKING:
-    from attntrace.render.document import Document
-
 
 
 class _Item(Item):
@@ -59,25 +60,11 @@ def sinks(t: Trace) -> tuple[float | None, ...]:
     return tuple(None if sink is None else float(sink[a]) for a in range(len(t.heads)))
 
 
-def divided(o: np.ndarray, ell: np.ndarray, m: np.ndarray, sink: float | None) -> np.ndarray:
-    """O / ℓ, or with a sink O / (ℓ + e^(sink − m)); 0 where the denominator is 0 (a row with no key and no sink)"""
-    with np.errstate(all="ignore"):
-        denominator = ell if sink is None else ell + np.exp(sink - m)
-        return np.divide(o, denominator[..., None], out=np.zeros_like(o), where=denominator[..., None] != 0)
-
-
 def worked(scaled: np.ndarray, v: np.ndarray, block: int, precision: int, sink: float | None = None) -> Worked:
-    """the hand-worked recurrence of scores [n_q, m] over values [m, d_v], B keys at a time: m exact (a score), ℓ and O
-    rounded after each block and carried; then the output, rounded"""
-    n_q, d_v = scaled.shape[0], v.shape[1]
-    bounds = blocks(scaled.shape[1], block)
-    m, ell, o = np.full(n_q, -np.inf), np.zeros(n_q), np.zeros((n_q, d_v))
-    ms, ls, os_ = np.empty((n_q, len(bounds))), np.empty((n_q, len(bounds))), np.empty((n_q, len(bounds), d_v))
-    for b, (start, stop) in enumerate(bounds):
-        _top, m, _rescale, _sums, ell, o = join(m, ell, o, scaled[:, start:stop], v[start:stop])
-        ell, o = round_half_up(ell, precision), round_half_up(o, precision)
-        ms[:, b], ls[:, b], os_[:, b] = m, ell, o
-    return Worked(ms, ls, os_, round_half_up(divided(o, ell, m, sink), precision))
+    """the hand-worked recurrence of scores [n_q, m] over values [m, d_v], B keys at a time: the online softmax under
+    carried rounding (m a score, ℓ and O rounded after each block and carried; the output rounded)"""
+    key = online_softmax(scaled, v, block, sink, Carried(precision))
+    return Worked(key.m, key.ell, key.o, key.output)
 
 
 def works(t: Trace, block: int, precision: int) -> list[Worked]:
@@ -165,8 +152,6 @@ def sink_rule(logits_: tuple[float | None, ...], one: str = SINK, each: str = SI
 
 def document(t: Trace, block: int | None, precision: int, key: bool, student: str | None = None) -> Document:
     """the worksheet of the online softmax: the problem's instructions, the recurrence, and a page per head and query"""
-    from attntrace.render.document import Document
-
     block = default_block(t.dims.m) if block is None else block
     pages = steps(t, block, precision)
     first = pages[0]
@@ -202,11 +187,9 @@ class Given(NamedTuple):
     output: np.ndarray
 
 
-def numbers(marker: Any, query: int | None, block: int, precision: int, divisor: float = 1.0) -> list[Numbers]:
+def numbers(marker: Traces, query: int | None, block: int, precision: int, divisor: float = 1.0) -> list[Numbers]:
     """every head's numbers; divisor: the scores taken divided by it once more (√d_k: scaled when the problem says
     not; 1 / s: the scaling forgotten)"""
-    from attntrace.core.flash import online_softmax
-
     exact, carried = marker.traced(query), marker.traced(query, precision)
     out = []
     for (h, c), sink in zip(zip(exact.heads, carried.heads), sinks(exact)):
@@ -264,11 +247,11 @@ def judge(n: Numbers, g: Given, bounds: tuple[tuple[int, int], ...], precision: 
             for index, (s_all, v_all) in enumerate(n.sets):
                 s, v = s_all[:, start:stop], v_all[start:stop]
                 skipped = ~np.isfinite(s).any(axis=1)
-                factor = np.where(skipped, 1.0, np.where(seen, np.exp(m_old - m_new), 0.0))
+                factor = rescale(m_old, m_new, skipped)
                 kept = np.where(skipped | ~seen, factor, 1.0)  # the rescale factor forgotten
                 f_l = kept if variant in ("no_rescale", "no_rescale_l") else factor
                 f_o = kept if variant in ("no_rescale", "no_rescale_o") else factor
-                p = np.where(np.isfinite(s) & ~skipped[:, None], np.exp(s - m_new[:, None]), 0.0)
+                p = exps(s, m_new[:, None])
                 for round_f, round_p, round_products in itertools.product((False, True), repeat=3):
                     fl, fo = (rounded(f_l, precision), rounded(f_o, precision)) if round_f else (f_l, f_o)
                     pp = rounded(p, precision) if round_p else p
@@ -282,11 +265,11 @@ def judge(n: Numbers, g: Given, bounds: tuple[tuple[int, int], ...], precision: 
                     spans["o"].add(of + add)
                     if n.sink is not None and b == nb - 1:  # the sink added to ℓ at once, after the last block
                         for round_e in (False, True):
-                            e = np.exp(n.sink - m_new)
+                            e = exps(np.asarray(n.sink), m_new)
                             spans["fold"].add(lf + total + (rounded(e, precision) if round_e else e))
                     if index == 0 and not (round_f or round_p or round_products):
                         centre_l, centre_o = rounded(lf + total, precision), rounded(of + add, precision)
-            slack = u * np.abs(np.where(seen, np.exp(m_old - m_new), 0.0))
+            slack = u * np.abs(exps(m_old, m_new))
             spans["l"].slack = np.where(l_written, slack, 0.0)
             spans["fold"].slack = spans["l"].slack
             spans["o"].slack = np.where(o_written, slack[:, None], 0.0)
@@ -295,7 +278,7 @@ def judge(n: Numbers, g: Given, bounds: tuple[tuple[int, int], ...], precision: 
             fits_fold = spans["fold"].holds(gl, precision) if n.sink is not None and b == nb - 1 else np.zeros(n_q, bool)
             truths_l = [n.true.ell[:, b], n.key.ell[:, b]] if truths else []
             if truths and n.sink is not None and b == nb - 1:
-                truths_l += [n.true.ell[:, b] + np.exp(n.sink - n.true.m[:, b])]
+                truths_l += [n.true.ell[:, b] + exps(np.asarray(n.sink), n.true.m[:, b])]
             inputs_l = fresh & good_m & good_l
             inputs_o = fresh & good_m & good_o
             cl = judging.verdicts(gl, truths_l, fits_l | fits_fold, inputs_l, precision)
@@ -324,12 +307,12 @@ def _judge_output(n: Numbers, given: np.ndarray, m: np.ndarray, ell: np.ndarray,
         if n.sink is None or variant == "no_sink":
             ways = [ell]
         else:
-            e = np.exp(n.sink - m)
+            e = exps(np.asarray(n.sink), m)
             added = ell + (rounded(e, precision) if round_e else e)
             ways = [np.where(folded == 1, ell, added), np.where(folded == 0, added, ell)]
         top = o
         if variant == "sink_valued" and n.sink is not None:  # the sink taken for token 1, value and all
-            top = o + np.where(np.isfinite(m), np.exp(n.sink - m), 0.0)[:, None] * n.sets[0][1][0]
+            top = o + np.where(np.isfinite(m), exps(np.asarray(n.sink), m), 0.0)[:, None] * n.sets[0][1][0]
         for denominator in ways:
             if round_denominator:
                 denominator = rounded(denominator, precision)
@@ -395,12 +378,11 @@ def _variant_said(variant: str, block: int | None, query: int, divisor: str) -> 
     return Said(N_("the scores were divided by {dk}, but this problem has no scaling"), dk=divisor), "scaled when not asked"
 
 
-def _diagnosis(marker: Any, t: Trace, sheet: Any, given: list[Given], judged: list[dict[str, np.ndarray]],
+def _diagnosis(marker: Traces, t: Trace, sheet: Sheet, given: list[Given], judged: list[dict[str, np.ndarray]],
                bounds: tuple[tuple[int, int], ...], precision: int) -> tuple[Said | None, tuple[str, ...]]:
     """the first classic mistake the first wrong numbers prove: judged again with that mistake made, the cells there
     fit where they did not"""
-    import math
-
+    assert sheet.block is not None
     for a, (g, codes) in enumerate(zip(given, judged)):
         first = _first_wrong(codes)
         if first is None:
@@ -429,10 +411,8 @@ def _diagnosis(marker: Any, t: Trace, sheet: Any, given: list[Given], judged: li
     return None, ()
 
 
-def _given(sheet: Any, head: int, n_q: int, nb: int, d_v: int) -> Given:
+def _given(sheet: Sheet, head: int, n_q: int, nb: int, d_v: int) -> Given:
     """a head's cells, NaN where not given; a table of another shape refuses the sheet"""
-    from attntrace.homework.sheet import SheetError
-
     shapes = {"flash_m": (n_q, nb), "flash_l": (n_q, nb), "flash_o": (n_q * nb, d_v), "flash_output": (n_q, d_v)}
     out = {}
     for key, shape in shapes.items():
@@ -451,11 +431,17 @@ def _given(sheet: Any, head: int, n_q: int, nb: int, d_v: int) -> Given:
     return Given(out["flash_m"], out["flash_l"], out["flash_o"].reshape(n_q, nb, d_v), out["flash_output"])
 
 
-def mark(marker: Any, sheet: Any, rule: Any) -> Any:
+def mark(marker: Traces, sheet: Sheet, rule: Rule) -> Report:
     """an online-softmax sheet marked cell by cell by the eight steps' rules (judging.py), and the first classic
-    mistake named"""
-    from attntrace.homework.marking import Report, precision_of
+    mistake named; a sheet written to fewer decimals than asked is marked again at its own"""
+    report = _marked(marker, sheet, rule)
+    rounded_fewer(sheet, rule, report, lambda fewer, again: _marked(marker, fewer, again))
+    return report
 
+
+def _marked(marker: Traces, sheet: Sheet, rule: Rule) -> Report:
+    """an online-softmax sheet marked at one precision"""
+    assert sheet.block is not None
     t = marker.traced(sheet.query)
     precision, source = precision_of(sheet, rule)
     bounds = blocks(t.dims.m, sheet.block)
@@ -464,8 +450,6 @@ def mark(marker: Any, sheet: Any, rule: Any) -> Any:
     given = [_given(sheet, a, n_q, nb, h.sets[0][1].shape[1]) for a, h in enumerate(heads, start=1)]
     for number in sheet.heads:
         if not 1 <= number <= len(heads):
-            from attntrace.homework.sheet import SheetError
-
             raise SheetError(_("{sheet}: head {head} is out of range; this problem has heads 1 to {heads}").format(
                 sheet=sheet.origin, head=number, heads=len(heads)))
     judged = [judge(n, g, bounds, precision) for n, g in zip(heads, given)]
@@ -509,60 +493,47 @@ def _namer(t: Trace, name: Said, key: str, nb: int) -> Any:
     return named
 
 
-def read(text: str, origin: str, problem: Any) -> Any:
+def read(text: str, origin: str, problem: Problem | None) -> Sheet | None:
     """a filled worksheet --flash, in any language attntrace prints, as a sheet; None if the text is not one"""
-    import re
+    if problem is None:
+        return None
+    return read_kind(text, origin, lambda: [_(RULES)], lambda reading, found: _read(reading, found, problem))
 
-    from attntrace.core.engine import trace
-    from attntrace.homework import filled
-    from attntrace.homework.sheet import Sheet
-    from attntrace.homework.tables import Reading, another_problem, block_size, nothing_found, same_numbers
-    from attntrace.language import PRINTED, speaking
 
-    reading = Reading(text, origin)
-    flat = filled.spaceless("".join(reading.lines))
-    for lang in PRINTED:
-        with speaking(lang):
-            pattern = re.escape(filled.spaceless(_(RULES))).replace(re.escape("{block}"), r"(\d+)")
-            found = re.search(pattern, flat)
-            if found is None:
-                continue
-            block = block_size(found[1], reading)
-            d = problem.dims
-            another_problem(reading, [_(TABLE).format(what=_what(a, d.n + 1, d.heads)) for a in range(1, d.heads + 1)],
-                            problem.name)
-            nb = len(blocks(d.m, block))
-            name = problem.name
-            precision = reading.precision()
-            given = printed(trace(problem, carry_rounding=2 if precision is None else precision),
-                            2 if precision is None else precision)
-            for a, (s, v) in enumerate(given, start=1):
-                for q in range(1, d.n + 1):
-                    same_numbers(reading, _("{what}: values V").format(what=_what(a, q, d.heads)), v, precision or 2,
-                                 name)
-                    for title in (SCORES, SCALED):
-                        same_numbers(reading, _(title).format(what=_what(a, q, d.heads)), s[q - 1:q], precision or 2,
-                                     name)
-            answered: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
-            for a in range(1, d.heads + 1):
-                for q in range(1, d.n + 1):
-                    what = _what(a, q, d.heads)
-                    table = reading.table(_(TABLE).format(what=what), nb, 2 + d.d_v)
-                    if table is not None:
-                        output = reading.table(_(OUTPUT).format(what=what), 1, d.d_v)
-                        answered.setdefault(a, {})[q] = (table, np.full((1, d.d_v), np.nan) if output is None else output)
-            if not answered:
-                nothing_found(reading, name)
-            queries = sorted({q for per in answered.values() for q in per})
-            query = queries[0] if len(queries) == 1 and d.n > 1 else None
-            rows = queries if query is not None else list(range(1, d.n + 1))
-            cells: dict[Key, np.ndarray] = {}
-            for a, per in answered.items():
-                got = [per.get(q, (np.full((nb, 2 + d.d_v), np.nan), np.full((1, d.d_v), np.nan))) for q in rows]
-                cells[(a, "flash_m")] = np.array([g[0][:, 0] for g in got])
-                cells[(a, "flash_l")] = np.array([g[0][:, 1] for g in got])
-                cells[(a, "flash_o")] = np.vstack([g[0][:, 2:] for g in got])
-                cells[(a, "flash_output")] = np.vstack([g[1] for g in got])
-            return Sheet(origin, cells, query=query, precision=reading.precision(), student=reading.student(),
-                         notes=tuple(reading.notes), heads=tuple(answered), block=block)
-    return None
+def _read(reading: Reading, found: dict[str, str], problem: Problem) -> Sheet:
+    """a filled worksheet --flash, read in the language its rules are written in"""
+    block = block_size(found["block"], reading)
+    d = problem.dims
+    another_problem(reading, [_(TABLE).format(what=_what(a, d.n + 1, d.heads)) for a in range(1, d.heads + 1)],
+                    problem.name)
+    nb = len(blocks(d.m, block))
+    precision = reading.precision()
+    printed_ = printed(trace(problem, carry_rounding=2 if precision is None else precision),
+                       2 if precision is None else precision)
+    places = [(a, q, _what(a, q, d.heads)) for a in range(1, d.heads + 1) for q in range(1, d.n + 1)]
+    pages = [Page(((_("{what}: values V").format(what=what), printed_[a - 1][1]),
+                   *((_(title).format(what=what), printed_[a - 1][0][q - 1:q]) for title in (SCORES, SCALED))),
+                  ((_(TABLE).format(what=what), nb, 2 + d.d_v), (_(OUTPUT).format(what=what), 1, d.d_v)))
+             for a, q, what in places]
+    answered: dict[int, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
+    for (a, q, _title), (table, output) in zip(places, filled_pages(reading, pages, precision or 2, problem.name,
+                                                                    first=True)):
+        if table is not None:
+            answered.setdefault(a, {})[q] = (table, np.full((1, d.d_v), np.nan) if output is None else output)
+    if not answered:
+        nothing_found(reading, problem.name)
+    queries = sorted({q for per in answered.values() for q in per})
+    query = queries[0] if len(queries) == 1 and d.n > 1 else None
+    rows = queries if query is not None else list(range(1, d.n + 1))
+    cells: dict[Key, np.ndarray] = {}
+    for a, per in answered.items():
+        got = [per.get(q, (np.full((nb, 2 + d.d_v), np.nan), np.full((1, d.d_v), np.nan))) for q in rows]
+        cells[(a, "flash_m")] = np.array([g[0][:, 0] for g in got])
+        cells[(a, "flash_l")] = np.array([g[0][:, 1] for g in got])
+        cells[(a, "flash_o")] = np.vstack([g[0][:, 2:] for g in got])
+        cells[(a, "flash_output")] = np.vstack([g[1] for g in got])
+    return Sheet(reading.origin, cells, query=query, precision=reading.precision(), student=reading.student(),
+                 notes=tuple(reading.notes), heads=tuple(answered), block=block)
+
+
+KIND = Kind("flash", read, lambda sheet: sheet.block is not None, mark)

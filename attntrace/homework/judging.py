@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 
 from attntrace.core.arithmetic import round_half_up
+from attntrace.homework import results
+from attntrace.homework.results import Cell
 from attntrace.homework.said import Said, ngettext
 from attntrace.language import N_
 
@@ -96,29 +98,24 @@ def item(kind: type, head: int, key: str, name: Any, codes: np.ndarray, given: n
          precision: int, cell_name: Callable[[int, int], Any], own: Any) -> Any:
     """one marked item of a head from its cells' verdicts [rows, cols]: the wrong cells named, a consequence said to
     follow from the student's own numbers, and the cells left blank counted; None when no cell asks for anything"""
-    from attntrace.homework.marking import CONSEQUENCE as FOLLOWS
-    from attntrace.homework.marking import NOT_ANSWERED, Cell
-    from attntrace.homework.marking import RIGHT as FINE
-    from attntrace.homework.marking import WRONG as OFF
-
     asked = codes != UNASKED
     if not asked.any():  # every cell asks for nothing (no key seen yet anywhere): not an item at all
         return None
     written = np.isfinite(given) & asked
     judged = written | (codes == WRONG)  # a blank where a cache position belongs is wrong, not missing
     count = int(asked.sum())
-    verdict = (NOT_ANSWERED if not written.any() else OFF if (codes == WRONG).any() else
-               FOLLOWS if (codes == CONSEQUENCE).any() else FINE)
+    verdict = (results.NOT_ANSWERED if not written.any() else results.WRONG if (codes == WRONG).any() else
+               results.CONSEQUENCE if (codes == CONSEQUENCE).any() else results.RIGHT)
     off = [Cell(int(i), int(j), cell_name(int(i), int(j)), float(given[i, j]), float(expected[i, j]), precision)
            for i, j in np.argwhere(codes == WRONG)]
     note: Any = ""
-    if verdict == FOLLOWS:
+    if verdict == results.CONSEQUENCE:
         note = Said(_FOLLOWS, own=own)
     missing = count - int(judged.sum())
-    if missing and verdict != NOT_ANSWERED:
+    if missing and verdict != results.NOT_ANSWERED:
         extra = Said(_MISSING, missing=missing, cells=ngettext("{n} cell", "{n} cells", count))
         note = Said(_BOTH, first=note, second=extra) if note else extra
-    elif verdict == NOT_ANSWERED:
+    elif verdict == results.NOT_ANSWERED:
         note = Said(_NONE, cells=ngettext("{n} cell", "{n} cells", count))
     return kind(head, key, name, verdict, note=note, given=int(written.sum()), written=int(judged.sum()), asked=count,
                 off=off)

@@ -2,259 +2,36 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from decimal import Decimal
-from typing import Any
-
 import numpy as np
 
 from attntrace import language
 from attntrace.core import intermediates
 from attntrace.core.arithmetic import round_half_up
 from attntrace.core.attention import logits
-from attntrace.core.engine import trace
-from attntrace.core.problem import Problem, dims
 from attntrace.core.trace import Trace
+from attntrace.homework.redo import Own, Redo, recompute
+from attntrace.homework.results import (
+    CONSEQUENCE,
+    EXACT_FROM,
+    NOT_ANSWERED,
+    RIGHT,
+    WRONG,
+    Cell,
+    Item,
+    Rule,
+    Traces,
+    close,
+    rounds_to,
+    written_precision,
+)
 from attntrace.homework.said import Said, joined, ngettext
 from attntrace.homework.said import said as in_language
-from attntrace.homework.sheet import Key, Sheet, SheetError
+from attntrace.homework.sheet import SIZES, Key, Sheet, SheetError
 from attntrace.homework.worksheet import asked
 from attntrace.language import N_, _
-from attntrace.memory import check_trace
-
-EXACT_FROM = 9  # a cell written with this many decimals or more is exact work, judged to within 1e-9
-RIGHT, WRONG, CONSEQUENCE, NOT_ANSWERED = "right", "wrong", "consequence", "not answered"
-VERDICTS = {RIGHT: N_("right"), WRONG: N_("wrong"), CONSEQUENCE: N_("consequence"), NOT_ANSWERED: N_("not answered")}
 
 
-@dataclass(frozen=True)
-class Rule:
-    """how cells are judged: rounded half away from zero at the student's precision, or within rtol/atol (exact work)"""
-
-    precision: int | None = None  # the teacher's --precision: overrides the sheet's and the digits written
-    rtol: float | None = None
-    atol: float | None = None
-    follow_through: bool = True  # a consequence earns the step's points
-    points: dict[str, float] = field(default_factory=dict)  # per step key, or "final"; default 1 each
-
-    @property
-    def tolerance(self) -> bool:
-        return self.rtol is not None or self.atol is not None
-
-
-@dataclass(frozen=True)
-class Cell:
-    row: int  # from 0
-    column: int
-    name: str  # "weights[喜欢 → 猫]"
-    given: float  # NaN: left blank
-    expected: float  # -inf: masked (should be left blank)
-    precision: int  # the decimals the cell is judged at
-    basis: str = ""  # what expected comes from when not the true value: "your own scaled scores"
-    carried: float | None = None  # the hand calculation's value with the rounding carried (the key's), when it differs
-    written: int | None = None  # the decimals given is quoted at, as the student wrote it; None: precision
-
-    @property
-    def quoted(self) -> int:
-        return self.precision if self.written is None else self.written
-
-
-@dataclass
-class Item:
-    """one intermediate asked for, and its verdict"""
-
-    head: int | None  # from 1; None for the final output
-    key: str
-    name: str
-    verdict: str = NOT_ANSWERED
-    note: str = ""
-    given: int = 0  # cells written that are asked for
-    written: int = 0  # every cell written, a masked one included (for a wrong step's count)
-    asked: int = 0  # cells asked for (a masked scaled cell is asked to be left blank, not counted)
-    off: list[Cell] = field(default_factory=list)  # the cells that are wrong
-    max_points: float = 1.0
-
-    @property
-    def step(self) -> int:
-        return 7 if self.head is None else intermediates.STEP_OF[self.key]
-
-    @property
-    def complete(self) -> bool:
-        return self.given >= self.asked
-
-    @property
-    def points(self) -> float:
-        """full points for a right step (a consequence too, with follow-through), in proportion to the cells given"""
-        return round(self.earned, 4)
-
-    @property
-    def earned(self) -> float:
-        """points unrounded, so that a sheet's score is the sum's rounding, not a sum of roundings"""
-        return self.max_points * min(1.0, self.given / max(self.asked, 1))
-
-
-@dataclass
-class Report:
-    sheet: str
-    problem: str
-    precision: int  # the decimals the sheet was judged at
-    precision_from: str  # "sheet", "teacher", "digits", "tolerance"
-    query: int | None
-    items: list[Item]
-    diagnosis: str | None = None
-    mistakes: tuple[str, ...] = ()  # short names of the mistakes named, for a class summary
-    notes: list[str] = field(default_factory=list)
-    follow_through: bool = True
-    student: str | None = None
-
-    @property
-    def passed(self) -> bool:
-        return all(item.verdict == RIGHT and item.complete for item in self.items)
-
-    @property
-    def score(self) -> float:
-        earned = {RIGHT} | ({CONSEQUENCE} if self.follow_through else set())
-        return round(sum(item.earned for item in self.items if item.verdict in earned), 4)
-
-    @property
-    def max_score(self) -> float:
-        return round(sum(item.max_points for item in self.items), 4)
-
-
-def written_precision(a: np.ndarray) -> np.ndarray:
-    """the decimals each written cell shows (0.25 -> 2, 3.0 -> 0, 1e-05 -> 5); -1 where blank or masked"""
-    out = np.full(a.shape, -1, dtype=int)
-    for index, value in np.ndenumerate(a):
-        if np.isfinite(value):
-            exponent = Decimal(repr(float(value))).normalize().as_tuple().exponent
-            out[index] = max(0, -int(exponent))
-    return out
-
-
-def inferred_precision(sheet: Sheet) -> int | None:
-    """the decimals most cells were written with (ties: the larger), whole numbers aside as they say nothing of it;
-    None for a sheet with no number"""
-    written = [d[d >= 0] for d in (written_precision(a) for a in sheet.cells.values())]
-    every = np.concatenate(written).astype(int) if written else np.zeros(0, dtype=int)
-    if every.size == 0:
-        return None
-    counts = np.bincount(every[every > 0]) if (every > 0).any() else np.bincount(every)
-    return int(len(counts) - 1 - np.argmax(counts[::-1]))
-
-
-def rounds_to(given: np.ndarray, value: np.ndarray, cell_precision: np.ndarray) -> np.ndarray:
-    """True where given is value rounded half away from zero at cell_precision (exact work: within 1e-9)"""
-    tiny = 1e-9 * (1.0 + np.abs(np.where(np.isfinite(value), value, 0.0)))
-    out = np.zeros(given.shape, dtype=bool)
-    for p in np.unique(cell_precision):
-        at = cell_precision == p
-        if p >= EXACT_FROM:
-            out[at] = np.abs(given[at] - value[at]) <= tiny[at]
-        else:
-            out[at] = np.abs(given[at] - round_half_up(value[at], int(p))) <= tiny[at]
-    return out
-
-
-class Marker:
-    """marks sheets against one problem; the exact and carried traces are computed once and shared"""
-
-    def __init__(self, problem: Problem, origin: str) -> None:
-        self.problem = problem
-        self.origin = origin
-        self._traces: dict[tuple[int | None, int | None], Trace] = {}
-
-    def traced(self, query: int | None, carry_rounding: int | None = None) -> Trace:
-        key = (query, carry_rounding)
-        if key not in self._traces:
-            check_trace(self.problem, query)
-            self._traces[key] = trace(self.problem, query=query, carry_rounding=carry_rounding)
-        return self._traces[key]
-
-    def mark(self, sheet: Sheet, rule: Rule) -> Report:
-        from attntrace.homework import diagnosis
-
-        if sheet.block is not None or sheet.decode is not None:
-            from attntrace.homework import decodesheet, flashsheet
-
-            kind = flashsheet if sheet.block is not None else decodesheet
-            report = kind.mark(self, sheet, rule)
-            self._rounded_fewer(sheet, rule, report, lambda fewer: kind.mark(self, fewer, replace(
-                rule, precision=None if rule.precision is None else fewer.precision)))
-            return report
-        n = dims(self.problem).n
-        if sheet.query is not None and not 1 <= sheet.query <= n:
-            raise SheetError(_("{sheet}: query {query} is out of range; this problem has inputs 1 to {n}").format(
-                sheet=sheet.origin, query=sheet.query, n=n))
-        t = self.traced(sheet.query)
-        notes = list(sheet.notes)
-        if sheet.problem is not None and self.problem.name is not None and sheet.problem != self.problem.name:
-            notes.append(Said(N_('the sheet answers the problem "{answered}", and is marked against "{problem}"'),
-                              answered=sheet.problem, problem=self.problem.name))
-        given = _given(sheet, t, notes, self.origin)
-        precision, source = precision_of(sheet, rule)
-        if "final" in rule.points and (None, "output") not in given:
-            notes.append(Said(N_("points for the final output do not apply: with one head and no W_O it is the head's "
-                                 "output, which the points for output count")))
-        work = Work(self, t, _asking(t, given, notes), precision, rule)
-        own = None if rule.tolerance or rule.precision is None else precision_of(sheet, replace(rule, precision=None))[0]
-        work.written = own
-        with np.errstate(all="ignore"):  # a student's huge numbers overflow a redo: that is theirs to see, not a warning
-            items = [item for item in work.mark_all() if not masked_cells(t, (item.head, item.key)).all()]
-        report = Report(sheet.origin, self.problem.name or self.origin, precision, source, sheet.query, items,
-                        follow_through=rule.follow_through, student=sheet.student, notes=notes)
-        with np.errstate(all="ignore"):
-            report.diagnosis, report.mistakes = diagnosis.diagnose(work, items)
-        if own is not None and own < precision and report.mistakes in ((), ("rounded to fewer decimals",)):
-            self._fewer(sheet, rule, own, report)
-        for (head, key), values in sheet.cells.items():
-            scores = sheet.cells.get((head, "scores"))
-            if key == "scaled" and (head, key) not in given and scores is not None and not np.array_equal(
-                    values, scores, equal_nan=True):
-                report.notes.append(
-                    Said(N_("this problem divides the scores by {divisor} and masks none, so the scaled scores are the "
-                            "scores; those written differ and are not marked"), divisor=f"{t.divisor:g}")
-                    if head is None or len(t.heads) == 1 else
-                    Said(N_("this problem divides the scores by {divisor} and masks none, so the scaled scores are the "
-                            "scores; those written for head {head} differ and are not marked"),
-                         divisor=f"{t.divisor:g}", head=head))
-        return report
-
-
-    @staticmethod
-    def _rounded_fewer(sheet: Sheet, rule: Rule, report: Report, again: Any) -> None:
-        """an online-softmax or decoding sheet written to fewer decimals than it asks for (or --precision does): marked
-        again at the decimals written, the rounding named, after the mistake those numbers make, if any"""
-        own = inferred_precision(replace(sheet, precision=None))
-        if report.passed or rule.tolerance or own is None or own >= report.precision:  # the numbers at their own
-            # decimals are the evidence: a mistake named at more is the rounding's shadow
-            return
-        marked = again(replace(sheet, precision=own))
-        rounding = Said(N_("the numbers were rounded to {places}, not the {precision} --precision asks for, so every "
-                           "step carries a larger rounding error") if rule.precision is not None else
-                        N_("the numbers were rounded to {places}, not the {precision} the sheet asks for, so every step "
-                           "carries a larger rounding error"), places=ngettext("{n} decimal", "{n} decimals", own),
-                        precision=report.precision)
-        if marked.diagnosis:
-            report.diagnosis = Said(N_("{mistake}; {rounding}"), mistake=marked.diagnosis, rounding=rounding)
-        elif marked.passed:
-            report.diagnosis = rounding
-        else:
-            return
-        report.mistakes = tuple(dict.fromkeys((*marked.mistakes, "rounded to fewer decimals")))
-
-    def _fewer(self, sheet: Sheet, rule: Rule, own: int, report: Report) -> None:
-        """a sheet written to fewer decimals than --precision asks for: every step is off by its rounding, which
-        hides the mistake its numbers make at the decimals written; that mistake is named, then the rounding"""
-        again = self.mark(sheet, replace(rule, precision=own))
-        if again.diagnosis is None:
-            return
-        rounding = Said(N_("the numbers were also rounded to {places}, not the {precision} --precision asks for"),
-                        places=ngettext("{n} decimal", "{n} decimals", own), precision=report.precision)
-        report.diagnosis = Said(N_("{mistake}; {rounding}"), mistake=again.diagnosis, rounding=rounding)
-        report.mistakes = tuple(dict.fromkeys((*again.mistakes, "rounded to fewer decimals")))
-
-
-def _asking(t: Trace, given: dict[Key, np.ndarray], notes: list[str]) -> dict[Key, np.ndarray]:
+def asking(t: Trace, given: dict[Key, np.ndarray], notes: list[str]) -> dict[Key, np.ndarray]:
     """a table whose every cell is masked (every key padding) has nothing to write, so it is neither asked nor counted:
     it is read as left blank, and numbers written in it (but a masked weight's 0) are said in a note"""
     out = dict(given)
@@ -274,17 +51,6 @@ def masked_cells(t: Trace, key: Key) -> np.ndarray:
     return np.isneginf(_expected(t, *key))
 
 
-def precision_of(sheet: Sheet, rule: Rule) -> tuple[int, str]:
-    if rule.tolerance:
-        return EXACT_FROM, "tolerance"
-    if rule.precision is not None:
-        return rule.precision, "teacher"
-    if sheet.precision is not None:
-        return sheet.precision, "sheet"
-    inferred = inferred_precision(sheet)
-    return (2 if inferred is None else min(inferred, EXACT_FROM)), "digits"
-
-
 def _one_output(head: np.ndarray | None, final: np.ndarray, t: Trace, notes: list[str]) -> np.ndarray:
     """one head and no W_O: the head's output and the final output are one answer; where they differ, the worse counts"""
     if head is None or head.shape != final.shape:
@@ -301,7 +67,7 @@ def _one_output(head: np.ndarray | None, final: np.ndarray, t: Trace, notes: lis
     return np.where(np.isnan(head), final, head)
 
 
-def _given(sheet: Sheet, t: Trace, notes: list[str], problem: str) -> dict[Key, np.ndarray]:
+def given_of(sheet: Sheet, t: Trace, notes: list[str], problem: str) -> dict[Key, np.ndarray]:
     """the sheet's matrices for what the problem asks, each checked against the shape it must have"""
     keys = asked(t)
     heads = len(t.heads)
@@ -324,10 +90,6 @@ def _given(sheet: Sheet, t: Trace, notes: list[str], problem: str) -> dict[Key, 
             value = np.where(np.isneginf(value), 0.0, value)  # "masked" written for a weight is its 0
         out[(head, key)] = value
     return out
-
-
-SIZES = {"q": ("n", "d_k"), "k": ("m", "d_k"), "v": ("m", "d_v"), "q_rotated": ("n", "d_k"), "k_rotated": ("m", "d_k"),
-         "scores": ("n", "m"), "scaled": ("n", "m"), "weights": ("n", "m"), "output": ("n", "d_v")}  # a head's tables
 
 
 def _sizes(head: int | None, key: str) -> tuple[str, str]:
@@ -400,19 +162,11 @@ def _shape_error(t: Trace, head: int | None, key: str, got: tuple[int, ...], wan
                                 table=where, expected=want[1], columns=cols))
 
 
-@dataclass
-class Own:
-    """a student's own numbers for one intermediate, blanks filled with the true values; eps: half a unit of each"""
-
-    values: np.ndarray
-    eps: np.ndarray
-
-
 class Work:
     """one sheet being marked: the true, carried and the student's own values of every intermediate"""
 
-    def __init__(self, marker: Marker, t: Trace, given: dict[Key, np.ndarray], precision: int, rule: Rule) -> None:
-        self.marker, self.t, self.given, self.precision, self.rule = marker, t, given, precision, rule
+    def __init__(self, traces: Traces, t: Trace, given: dict[Key, np.ndarray], precision: int, rule: Rule) -> None:
+        self.traces, self.t, self.given, self.precision, self.rule = traces, t, given, precision, rule
         self.cell_precision = {key: np.maximum(written_precision(g), precision) for key, g in given.items()}
         self.written: int | None = None  # the decimals the sheet was written to, when --precision asks for others
         self.verdicts: dict[Key, str] = {}
@@ -422,7 +176,7 @@ class Work:
         return _expected(self.t, *key)
 
     def carried(self, key: Key, cell_precision: int) -> np.ndarray:
-        return _expected(self.marker.traced(self.t.query, cell_precision), *key)
+        return _expected(self.traces.traced(self.t.query, cell_precision), *key)
 
     def own(self, key: Key) -> Own:
         """the student's numbers where written, else the true ones (exact, so no rounding error)"""
@@ -474,10 +228,10 @@ class Work:
         return items
 
     def mark(self, key: Key) -> Item:
+        """one intermediate marked cell by cell: right, a consequence of an earlier mistake, or wrong"""
         head, step = key
         g = self.given[key]
         item = Item(head, step, item_name(self.t, key), max_points=_points(self.rule, key, self.t))
-        expected = self.expected(key)
         masked_cell = masked_cells(self.t, key)  # a masked scaled score is asked to be left blank (or written masked)
         if step == "weights":
             masked_cell &= np.isnan(g)  # a masked weight left blank is its 0
@@ -488,64 +242,95 @@ class Work:
             item.note = Said(N_("none of its {cells} written"), cells=ngettext("{n} cell", "{n} cells", item.asked))
             return item
         cell_precision = self.cell_precision[key]
-        right = self.right(g, expected, key, cell_precision) | (masked_cell & ~np.isfinite(g))
-        if step == "scaled" and (later := self.masked_at_softmax(head)).any():
-            right |= later
-            count = int(later.sum())
-            item.note = Said(N_("{n} masked cell holds the score before the mask, and your weight there is 0: you masked "
-                                "at the softmax, which is fine; the worksheet writes -inf in a masked cell, or leaves it "
-                                "blank") if count == 1 else
-                             N_("{n} masked cells hold the score before the mask, and your weights there are 0: you "
-                                "masked at the softmax, which is fine; the worksheet writes -inf in a masked cell, or "
-                                "leaves it blank"), n=count)
+        right = self.right(g, self.expected(key), key, cell_precision) | (masked_cell & ~np.isfinite(g))
+        if step == "scaled":
+            right |= self._masked_later(item, head)
         redo = self.redo(key)
         follows = np.zeros(g.shape, dtype=bool)
         if redo is not None:
-            candidates, bound = redo
-            inputs = [self.verdicts.get(k, NOT_ANSWERED) for k in depends(self.t, key)]
-            if all(v in (RIGHT, NOT_ANSWERED) for v in inputs):
-                for values in candidates:  # right numbers carried on at the student's own rounding
-                    finite = np.isfinite(values)
-                    right |= written & finite & rounds_to(g, np.where(finite, values, 0.0), cell_precision)
-            if self.mistaken(key):  # an earlier mistake can show here even through right-looking rounded numbers
-                for values in candidates:
-                    if values.shape == g.shape:
-                        follows |= close(g, values, bound, cell_precision)
+            right |= written & self._carried_on(key, redo[0], cell_precision)
+            follows = self._follows(key, redo, cell_precision)
+        own = self._own_words(key)
         blank = ~written
-        direct = [k for k in depends(self.t, key) if self.verdicts.get(k) in (WRONG, CONSEQUENCE)]
-        own = Said(N_("your own {steps}"), steps=joined(list(dict.fromkeys(
-            step_name(self.t, k[1]) if key[0] is not None else Said(N_("head outputs"))
-            for k in direct or self.mistaken(key))), N_("{first} and {second}")))
         if (right | blank).all():
             item.verdict = RIGHT
         elif (right | follows | blank).all():
             item.verdict, item.note = CONSEQUENCE, Said(N_("follows from {own}"), own=own)
         else:
-            item.verdict = WRONG
-            shown, basis = self.shown(key, cell_precision), ""
-            if follows.any() and redo is not None:  # a consequence but for some cells: those are slips of their own
-                basis = own
-                shown = next(v for v in redo[0] if v.shape == g.shape).copy()
-                for p in np.unique(cell_precision):
-                    at = (cell_precision == p) & np.isfinite(shown)
-                    if p < EXACT_FROM:
-                        shown[at] = round_half_up(shown[at], int(p))
-                item.note = Said(N_("the other cells follow from {own}"), own=own)
-            carried = None if basis or self.rule.tolerance else self.carried(key, self.precision)
-            quoted = np.maximum(written_precision(g), 0) if self.rule.tolerance else cell_precision  # with a tolerance: as
-            # written
-            written_at = None if self.written is None else np.maximum(written_precision(g), self.written)
-            item.off = [Cell(int(i), int(j), cell_name(self.t, key, int(i), int(j)), float(g[i, j]), float(shown[i, j]),
-                             int(quoted[i, j]), basis, _also(carried, shown, cell_precision, self.precision, i, j),
-                             None if written_at is None else int(written_at[i, j]))
-                        for i, j in np.argwhere(~(right | follows | blank))]
-            item.written = int(written.sum())
+            self._wrong(item, key, ~(right | follows | blank), redo if follows.any() else None, own)
         missing = item.asked - item.given
         if missing and item.verdict != NOT_ANSWERED:
             extra = Said(N_("{missing} of {cells} not written"), missing=missing,
                          cells=ngettext("{n} cell", "{n} cells", item.asked))
             item.note = Said(N_("{first}; {second}"), first=item.note, second=extra) if item.note else extra
         return item
+
+    def _masked_later(self, item: Item, head: int | None) -> np.ndarray:
+        """the masked cells of the scaled scores the student masked at the softmax instead, said in the item's note"""
+        later = self.masked_at_softmax(head)
+        count = int(later.sum())
+        if count:
+            item.note = Said(N_("{n} masked cell holds the score before the mask, and your weight there is 0: you masked "
+                                "at the softmax, which is fine; the worksheet writes -inf in a masked cell, or leaves it "
+                                "blank") if count == 1 else
+                             N_("{n} masked cells hold the score before the mask, and your weights there are 0: you "
+                                "masked at the softmax, which is fine; the worksheet writes -inf in a masked cell, or "
+                                "leaves it blank"), n=count)
+        return later
+
+    def _carried_on(self, key: Key, candidates: list[np.ndarray], cell_precision: np.ndarray) -> np.ndarray:
+        """cells that are the step redone from right numbers at the student's own rounding"""
+        g = self.given[key]
+        out = np.zeros(g.shape, dtype=bool)
+        if all(self.verdicts.get(k, NOT_ANSWERED) in (RIGHT, NOT_ANSWERED) for k in depends(self.t, key)):
+            for values in candidates:
+                finite = np.isfinite(values)
+                out |= finite & rounds_to(g, np.where(finite, values, 0.0), cell_precision)
+        return out
+
+    def _follows(self, key: Key, redo: Redo, cell_precision: np.ndarray) -> np.ndarray:
+        """cells that follow from an earlier mistake: the step redone from the student's own numbers, within the error
+        those numbers carry (it can show even through right-looking rounded numbers)"""
+        g = self.given[key]
+        out = np.zeros(g.shape, dtype=bool)
+        if self.mistaken(key):
+            candidates, bound = redo
+            for values in candidates:
+                if values.shape == g.shape:
+                    out |= close(g, values, bound, cell_precision)
+        return out
+
+    def _own_words(self, key: Key) -> Said:
+        """the student's own numbers a step follows from, in words (your own scores and V)"""
+        direct = [k for k in depends(self.t, key) if self.verdicts.get(k) in (WRONG, CONSEQUENCE)]
+        return Said(N_("your own {steps}"), steps=joined(list(dict.fromkeys(
+            step_name(self.t, k[1]) if key[0] is not None else Said(N_("head outputs"))
+            for k in direct or self.mistaken(key))), N_("{first} and {second}")))
+
+    def _wrong(self, item: Item, key: Key, off: np.ndarray, redo: Redo | None, own: Said) -> None:
+        """a wrong item's cells, each with what it should hold: the true value, or (when the other cells follow from
+        the student's own numbers, so that these are slips of their own) what their numbers give"""
+        g = self.given[key]
+        cell_precision = self.cell_precision[key]
+        item.verdict = WRONG
+        shown, basis = self.shown(key, cell_precision), ""
+        if redo is not None:
+            basis = own
+            shown = next(v for v in redo[0] if v.shape == g.shape).copy()
+            for p in np.unique(cell_precision):
+                at = (cell_precision == p) & np.isfinite(shown)
+                if p < EXACT_FROM:
+                    shown[at] = round_half_up(shown[at], int(p))
+            item.note = Said(N_("the other cells follow from {own}"), own=own)
+        carried = None if basis or self.rule.tolerance else self.carried(key, self.precision)
+        quoted = np.maximum(written_precision(g), 0) if self.rule.tolerance else cell_precision  # with a tolerance: as
+        # written
+        written_at = None if self.written is None else np.maximum(written_precision(g), self.written)
+        item.off = [Cell(int(i), int(j), cell_name(self.t, key, int(i), int(j)), float(g[i, j]), float(shown[i, j]),
+                         int(quoted[i, j]), basis, _also(carried, shown, cell_precision, self.precision, i, j),
+                         None if written_at is None else int(written_at[i, j]))
+                    for i, j in np.argwhere(off)]
+        item.written = int((~np.isnan(g)).sum())
 
     def mistaken(self, key: Key) -> list[Key]:
         """the earlier steps this one is computed from, directly or not, that are wrong or a consequence"""
@@ -584,12 +369,7 @@ class Work:
 
     def redo(self, key: Key) -> Redo | None:
         """this step recomputed from the student's own earlier numbers, with the error those numbers carry"""
-        from attntrace.homework.redo import recompute
-
         return recompute(self, key, None)
-
-
-Redo = tuple[list[np.ndarray], np.ndarray]  # the values a step may take (ways of rounding), and the error bound
 
 
 def _also(carried: np.ndarray | None, shown: np.ndarray, cell_precision: np.ndarray, precision: int, i: int,
@@ -614,15 +394,6 @@ def depends(t: Trace, key: Key) -> list[Key]:
             "weights": [(head, "scaled") if (head, "scaled") in asked(t) else (head, "scores")],
             "output": [(head, "weights"), (head, "v")]}
     return inputs.get(step, [])
-
-
-def close(g: np.ndarray, values: np.ndarray, bound: np.ndarray, cell_precision: np.ndarray) -> np.ndarray:
-    """g within the propagated error of values, plus half a unit of its own rounding"""
-    finite = np.isfinite(values)
-    base = np.where(finite, values, 0.0)
-    unit = 0.5 * 10.0 ** -np.minimum(cell_precision, EXACT_FROM + 3)
-    near = np.abs(g - base) <= bound + unit + 1e-9 * (1.0 + np.abs(base))
-    return np.where(finite, near, ~np.isfinite(g))
 
 
 def masked(t: Trace, scaled: np.ndarray) -> np.ndarray:

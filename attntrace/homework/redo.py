@@ -4,18 +4,41 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
-from attntrace.core.arithmetic import round_half_up
-from attntrace.core.attention import logits, softmax
-from attntrace.homework.marking import EXACT_FROM
+from attntrace.core.arithmetic import EXACT, product_bound, round_half_up
+from attntrace.core.attention import logits, softmax, softmax_bound
+from attntrace.core.trace import Trace
+from attntrace.core.variants import PAIRS, pair_index, rotate
+from attntrace.homework.results import EXACT_FROM
 from attntrace.homework.sheet import Key
 
-if TYPE_CHECKING:
-    from attntrace.homework.marking import Own, Redo, Work
 
+@dataclass
+class Own:
+    """a student's own numbers for one intermediate, blanks filled with the true values; eps: half a unit of each"""
+
+    values: np.ndarray
+    eps: np.ndarray
+
+
+Redo = tuple[list[np.ndarray], np.ndarray]  # the values a step may take (ways of rounding), and the error bound
+
+
+class Work(Protocol):
+    """a sheet being marked, as a step is redone from it: the trace, the sheet's precision and the student's numbers"""
+
+    t: Trace
+    precision: int
+
+    def own(self, key: Key) -> Own: ...
+
+    def answered(self, key: Key) -> bool: ...
+
+    def scaled_of(self, head: int) -> Own: ...
 
 
 def recompute(work: Work, key: Key, variant: str | None) -> Redo | None:
@@ -49,7 +72,7 @@ def _projection(work: Work, head: int, step: str, variant: str | None) -> Redo |
             others = sorted(set(range(t.dims.kv_heads)) - {block}, key=lambda g: g != (head - 1) % t.dims.kv_heads)
         else:  # heads swapped, or numbered from 0
             others = [g for g in range(t.dims.heads) if g != block]
-        full = x @ w + (0.0 if b is None else b)
+        full = EXACT.affine(x, w, None) + (0.0 if b is None else b)
         candidates = [full[:, g * size:(g + 1) * size] for g in others]
         return candidates, np.zeros(candidates[0].shape)
     if variant == "transposed":
@@ -67,7 +90,7 @@ def _projection(work: Work, head: int, step: str, variant: str | None) -> Redo |
         w, b = other, other_b
     else:
         return None
-    values = (x @ w + (0.0 if b is None else b))[:, cols]
+    values = (EXACT.affine(x, w, None) + (0.0 if b is None else b))[:, cols]
     return [values], np.zeros(values.shape)
 
 
@@ -81,8 +104,6 @@ ROPE_ANGLES = {  # a wrong angle for each position p and pair frequency ω, from
 def _rotation(work: Work, head: int, step: str, variant: str | None) -> Redo | None:
     """q or k turned by position from the student's own q or k: as the problem pairs dimensions, the other way, or not
     at all"""
-    from attntrace.core.variants import PAIRS, rotate
-
     t, rope = work.t, work.t.problem.rope
     assert rope is not None and t.query_angles is not None and t.key_angles is not None
     own = work.own((head, step[0]))
@@ -110,8 +131,6 @@ def _rotation(work: Work, head: int, step: str, variant: str | None) -> Redo | N
 
 def _turned(x: np.ndarray, angles: np.ndarray, pairs: str, places: int) -> np.ndarray:
     """x turned with cos θ and sin θ rounded to places first, as a student looks them up"""
-    from attntrace.core.variants import pair_index
-
     first, second = pair_index(x.shape[1], pairs)
     cos, sin = round_half_up(np.cos(angles), places), round_half_up(np.sin(angles), places)
     out = np.empty_like(x)
@@ -141,8 +160,7 @@ def _scores(work: Work, head: int, variant: str | None) -> Redo | None:
         a, b = q, k
     else:
         return None
-    bound = np.abs(a.values) @ b.eps.T + a.eps @ np.abs(b.values).T + a.eps @ b.eps.T
-    return [a.values @ b.values.T], bound
+    return [EXACT.affine(a.values, b.values.T, None)], product_bound(a.values, a.eps, b.values.T, b.eps.T)
 
 
 DIVISOR_VARIANTS = ("unscaled", "multiplied", "sqrt_d_model", "scaled_when_none", "no_bias", "bias_sign", "no_cap")
@@ -239,15 +257,7 @@ def _weights(work: Work, head: int, variant: str | None) -> Redo | None:
     else:
         weights = softmax(values, allowed, sink)
         spread = np.max(np.where(allowed, eps, 0.0), axis=1, keepdims=True)
-    return [weights], _softmax_bound(weights, spread)
-
-
-def _softmax_bound(w: np.ndarray, eps: np.ndarray) -> np.ndarray:
-    """how far each weight can move when every score of its row (or column) moves by up to eps"""
-    up, down = np.exp(2 * eps), np.exp(-2 * eps)
-    high = w * up / (w * up + 1 - w)
-    low = w * down / (w * down + 1 - w)
-    return np.maximum(high - w, w - low)
+    return [weights], softmax_bound(weights, spread)
 
 
 def _output(work: Work, head: int, variant: str | None) -> Redo | None:
@@ -259,15 +269,13 @@ def _output(work: Work, head: int, variant: str | None) -> Redo | None:
     elif variant == "weights_transposed":  # W^T · V: each column of the weights used as a row
         if work.t.query is not None or w.values.shape[0] != w.values.shape[1]:
             return None
-        from attntrace.homework.marking import Own
-
         w = Own(w.values.T, w.eps.T)
     elif variant is not None:
         return None
     unit = 0.5 * 10.0 ** -min(work.precision, 12)
-    bound = np.abs(w.values) @ v.eps + w.eps @ np.abs(v.values) + w.eps @ v.eps + unit * w.values.shape[1]
+    bound = product_bound(w.values, w.eps, v.values, v.eps) + unit * w.values.shape[1]
     products = round_half_up(w.values[:, :, None] * v.values[None, :, :], min(work.precision, 8)).sum(axis=1)
-    return [w.values @ v.values, products], bound
+    return [EXACT.dot(w.values, v.values), products], bound
 
 
 def _final(work: Work, variant: str | None) -> Redo | None:
@@ -301,6 +309,6 @@ def _final(work: Work, variant: str | None) -> Redo | None:
             candidates.append(concat)
             bound = eps
         else:
-            candidates.append(concat @ w_o + (0.0 if b_o is None else b_o))
-            bound = eps @ np.abs(w_o)
+            candidates.append(EXACT.affine(concat, w_o, None) + (0.0 if b_o is None else b_o))
+            bound = EXACT.dot(eps, np.abs(w_o))
     return candidates, bound

@@ -6,40 +6,22 @@ import csv
 import io
 import math
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
 from rich.cells import cell_len
 
 from attntrace import language
-from attntrace.core.arithmetic import round_half_up
 from attntrace.escape import spreadsheet, visible
-from attntrace.homework.marking import CONSEQUENCE, NOT_ANSWERED, RIGHT, VERDICTS, WRONG, Item, Report
-from attntrace.homework.said import Said, joined, ngettext, said
+from attntrace.homework.results import CONSEQUENCE, NOT_ANSWERED, RIGHT, VERDICTS, WRONG, Item, Report
+from attntrace.homework.said import Said, joined, ngettext, number, said
 from attntrace.language import N_, _
-
-if TYPE_CHECKING:
-    from attntrace.render.document import Document
+from attntrace.render.document import Document
+from attntrace.views.describe import shown_name
 
 MAX_CELLS = 6  # wrong cells listed per intermediate
 NO_DIAGNOSIS = N_("none of the usual mistakes explains these numbers; compare the cells listed")
 SOURCES = {"sheet": N_("as the sheet says"), "teacher": N_("as --precision says"),
            "digits": N_("inferred from the digits written"), "tolerance": N_("within the tolerance given")}
-
-
-def number(value: float, precision: int) -> str:
-    """a cell as a teacher writes it: at its precision, never -0.00, and huge numbers in powers of ten"""
-    if value != value:
-        return Said(N_("blank"))
-    if value == float("-inf"):
-        return Said(N_("masked (left blank)"))
-    if value == float("inf"):  # only ever a value computed from a student's own huge numbers
-        return Said(N_("a number past a float64's 1.8e308"))
-    if abs(value) >= 1e12:
-        return f"{value:.3e}"
-    precision = min(precision, 9)
-    text = f"{float(round_half_up(np.float64(value), precision)):.{precision}f}"  # halves away from zero, as by hand
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def cell_lines(item: Item) -> list[Said]:
@@ -89,8 +71,6 @@ def _padded(text: str, width: int) -> str:
 
 def text(report: Report) -> str:
     """one marked sheet for a person, in the chosen language"""
-    from attntrace.views.describe import shown_name
-
     who = {"sheet": visible(report.sheet), "problem": visible(shown_name(report.problem) or "")}
     lines = [_("{sheet} ({student}) · {problem}").format(student=visible(report.student), **who) if report.student
              else _("{sheet} · {problem}").format(**who)]
@@ -164,8 +144,6 @@ def gradescope(report: Report) -> dict[str, Any]:
 
 def document(reports: list[Report], unreadable: list[tuple[str, str, str]], one: bool) -> Document:
     """what check shows: one sheet's report, or every sheet's and the class summary; as text or JSON"""
-    from attntrace.render.document import Document
-
     if one:
         return Document(data=to_dict(reports[0]), plain=text(reports[0]))
     return Document(data={"sheets": [to_dict(r) for r in reports],

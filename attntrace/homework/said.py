@@ -6,7 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import numpy as np
+
 from attntrace import language
+from attntrace.core.arithmetic import round_half_up
+from attntrace.language import N_
 
 T = TypeVar("T")
 
@@ -57,3 +61,18 @@ def in_every_language(make: Callable[[], T]) -> list[tuple[str, T]]:
         with language.speaking(other):
             out.append((other, make()))
     return out
+
+
+def number(value: float, precision: int) -> str:
+    """a cell as a teacher writes it: at its precision, never -0.00, and huge numbers in powers of ten"""
+    if value != value:
+        return Said(N_("blank"))
+    if value == float("-inf"):
+        return Said(N_("masked (left blank)"))
+    if value == float("inf"):  # only ever a value computed from a student's own huge numbers
+        return Said(N_("a number past a float64's 1.8e308"))
+    if abs(value) >= 1e12:
+        return f"{value:.3e}"
+    precision = min(precision, 9)
+    text = f"{float(round_half_up(np.float64(value), precision)):.{precision}f}"  # halves away from zero, as by hand
+    return text[1:] if text.startswith("-") and float(text) == 0 else text

@@ -6,6 +6,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -56,34 +57,6 @@ class Sheet:
     decode: tuple[int | None, int] | None = None  # a decoding sheet's (worksheet --decode) window and sinks
 
 
-def load(path: str, problem: Any = None) -> Sheet:
-    """an answer sheet from JSON (or - for stdin), a directory of q.csv ... output.csv, or a filled-in worksheet
-
-    problem: needed only to read a worksheet (.md or .txt), whose tables are found by their titles
-    """
-    p = Path(path)
-    if path != "-" and not p.exists():
-        raise SheetError(_("{path}: no such file or directory").format(path=path))
-    try:
-        if p.is_dir():
-            return _from_dir(p, path, problem)
-        text = read_text(path)
-        if p.suffix.lower() in TEXT_SUFFIXES and not text.lstrip("\ufeff \t\r\n").startswith("{") or _worksheet(text):
-            from attntrace.homework import decodesheet, filled, flashsheet
-
-            origin = "stdin" if path == "-" else path
-            sheet = None if problem is None else flashsheet.read(text, origin, problem) or decodesheet.read(
-                text, origin, problem)
-            return sheet if sheet is not None else filled.parse(text, origin, problem)
-        if problem is not None and len(text) >= SCAN_FROM:
-            _misfit(text, path, problem.dims)
-        return from_dict(jsonfile.parse(text, "stdin" if path == "-" else path, literals=True), path)
-    except SheetError:
-        raise
-    except AttntraceError as e:
-        raise SheetError(str(e)) from None
-
-
 SCAN_FROM = 1 << 20  # characters: a sheet this long is looked over row by row before it is read whole
 SIZES = {"q": ("n", "d_k"), "k": ("m", "d_k"), "v": ("m", "d_v"), "q_rotated": ("n", "d_k"), "k_rotated": ("m", "d_k"),
          "scores": ("n", "m"), "scaled": ("n", "m"), "weights": ("n", "m"), "output": ("n", "d_v")}  # a head's tables
@@ -111,7 +84,7 @@ class _Unsure(Exception):
     """the text is not laid out as the scan expects: it is read whole, which says what is wrong with it"""
 
 
-def _misfit(text: str, origin: str, d: Any) -> None:
+def misfit(text: str, origin: str, d: Any) -> None:
     """a big sheet's tables looked over row by row before anything is read whole: the first row that cannot fit the
     problem (one too many, or of another width) refuses the sheet there, so a huge sheet of another problem costs no
     more than its first rows; a text laid out otherwise is left to the full reading, which names what is wrong"""
@@ -252,18 +225,7 @@ class _Scan:
         self.at = end + 1
 
 
-def _worksheet(text: str) -> bool:
-    """whether a text of any name (or stdin) is a worksheet, by its first line: "Worksheet: ...", "练习单：..." or its
-    heading in another language attntrace prints worksheets in, not JSON"""
-    first = text.lstrip("\ufeff \t\r\n").split("\n", 1)[0]
-    if first.startswith(("{", "[")):
-        return False
-    from attntrace.homework.filled import heading
-
-    return heading(first)
-
-
-def _from_dir(p: Path, origin: str, problem: Any = None) -> Sheet:
+def from_dir(p: Path, origin: str, problem: Any = None) -> Sheet:
     data: dict[str, Any] = {}
     for key in intermediates.KEYS:
         f = p / f"{key}.csv"
@@ -443,8 +405,6 @@ def matrix(value: Any, where: str) -> np.ndarray:
 
 
 def unknown(key: str, known: tuple[str, ...]) -> str:
-    from difflib import get_close_matches
-
     lowered = {k.lower(): k for k in known}
     guess = lowered.get(key.lower()) or next(iter(get_close_matches(key, known, n=1, cutoff=0.6)), None)
     hint = (_('did you mean "{guess}"?').format(guess=guess) if guess else

@@ -1,19 +1,23 @@
-"""The tables of a filled online-softmax or decoding worksheet read back, as strictly as an eight-step sheet: each found
-by its title, its cells read as the eight steps read them (full-width digits and points, any minus sign), a cell that is
-no number said in a note and marked as not answered, and a row too many refusing the sheet."""
+"""A filled online-softmax or decoding worksheet read back, as strictly as an eight-step sheet: the kind found by its
+rules' sentence in any language attntrace prints, each table by its title, its cells read as the eight steps read them
+(full-width digits and points, any minus sign), a cell that is no number said in a note and marked as not answered, and
+a row too many refusing the sheet."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
 from attntrace import language
-from attntrace.homework import filled
+from attntrace.homework.cells import cell_value, written_decimals
+from attntrace.homework.instructions import spaceless, student, told_precision
 from attntrace.homework.said import Said
-from attntrace.homework.sheet import SheetError
-from attntrace.language import N_, _, speaking
+from attntrace.homework.sheet import Sheet, SheetError
+from attntrace.language import N_, PRINTED, _, speaking
 
 
 class Reading:
@@ -38,10 +42,10 @@ class Reading:
 
     def at(self, title: str) -> int | None:
         """the line a table's title is on, or None"""
-        wanted = filled.spaceless(title)
+        wanted = spaceless(title)
         first = title.lstrip("*# ")[:1]
         return next((i for i, (start, line) in enumerate(zip(self.starts, self.lines))
-                     if start == first and filled.spaceless(line.strip("*# ")).startswith(wanted)), None)
+                     if start == first and spaceless(line.strip("*# ")).startswith(wanted)), None)
 
     def table(self, title: str, rows: int, cols: int) -> np.ndarray | None:
         """the numbers of the table under title (markdown or plain), NaN where blank; None if there is no such table"""
@@ -78,7 +82,7 @@ class Reading:
         out = np.full((rows, cols), np.nan)
         for i, row in enumerate(data):
             for j, text in enumerate(row[:cols]):
-                value = filled.cell_value(text)
+                value = cell_value(text)
                 if value is None:
                     self.notes.append(Said(N_("{what}; it is marked as not answered"), what=Said(
                         N_('{where}: "{text}" is not a number'), text=text[:30],
@@ -87,7 +91,7 @@ class Reading:
                     continue
                 out[i, j] = value
                 if np.isfinite(value):
-                    self.decimals.append(filled.written_decimals(text))
+                    self.decimals.append(written_decimals(text))
         return out
 
     def _labels(self, body: list[str], rows: int) -> list[str]:
@@ -97,7 +101,7 @@ class Reading:
 
     def precision(self) -> int | None:
         """the decimals the instructions ask for, else the most cells were written with (ties: the larger)"""
-        told = filled.told_precision(self.lines)
+        told = told_precision(self.lines)
         if told is not None:
             return told
         written = [d for d in self.decimals if d > 0]
@@ -107,7 +111,7 @@ class Reading:
         return int(len(counts) - 1 - np.argmax(counts[::-1]))
 
     def student(self) -> str | None:
-        return filled.student(self.lines)
+        return student(self.lines)
 
 
 def block_size(found: str, reading: Reading) -> int:
@@ -149,3 +153,53 @@ def nothing_found(reading: Reading, problem_name: str | None) -> None:
     reading.refuse(lambda: _("{sheet}: none of the tables of {problem}'s worksheet is on this sheet: it answers another "
                        "problem; check it against the problem it answers").format(sheet=reading.origin,
                                                                                  problem=problem_name or _("the problem")))
+
+
+def read_kind(text: str, origin: str, forms: Callable[[], Sequence[str]],
+              read: Callable[[Reading, dict[str, str]], Sheet]) -> Sheet | None:
+    """a filled worksheet of the kind whose rules say one of forms (each a sentence to fill with whole numbers), in
+    any language attntrace prints, read in that language by read(reading, the numbers the rules give); None if the
+    text is not of that kind"""
+    reading = Reading(text, origin)
+    flat = spaceless("".join(reading.lines))
+    for lang in PRINTED:
+        with speaking(lang):
+            for form in forms():
+                found = re.search(numbered(form), flat)
+                if found is not None:
+                    return read(reading, found.groupdict())
+    return None
+
+
+def numbered(form: str) -> str:
+    """a sentence to fill in, as a pattern over a sheet's text without spaces: each field a whole number, a field
+    said twice the same number"""
+    pattern = re.escape(spaceless(form))
+    for name in dict.fromkeys(re.findall(r"{(\w+)}", form)):
+        field = re.escape("{" + name + "}")
+        pattern = pattern.replace(field, f"(?P<{name}>\\d+)", 1).replace(field, f"(?P={name})")
+    return pattern
+
+
+class Page(NamedTuple):
+    """a page of an online-softmax or decoding worksheet as it is read back: the tables of numbers the handout prints
+    on it (titles and numbers) and the tables a student fills in (titles, rows and columns)"""
+
+    given: tuple[tuple[str, np.ndarray], ...]
+    asked: tuple[tuple[str, int, int], ...]
+
+
+def filled_pages(reading: Reading, pages: Sequence[Page], precision: int, problem_name: str | None,
+                 first: bool = False) -> list[list[np.ndarray | None]]:
+    """each page's filled tables (None where a table is not on the sheet), once every table the handout prints is
+    found to hold this problem's numbers; first: a page whose first table is not on the sheet is not read further"""
+    for page in pages:
+        for title, values in page.given:
+            same_numbers(reading, title, values, precision, problem_name)
+    out = []
+    for page in pages:
+        tables: list[np.ndarray | None] = []
+        for title, rows, cols in page.asked:
+            tables.append(None if first and tables and tables[0] is None else reading.table(title, rows, cols))
+        out.append(tables)
+    return out

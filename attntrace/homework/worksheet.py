@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from attntrace.core import intermediates
+from attntrace.core.problem import Problem
 from attntrace.core.trace import Trace
 from attntrace.escape import markdown as markdown_text
 from attntrace.escape import visible
 from attntrace.homework.sheet import Key
 from attntrace.language import N_, _, ngettext
+from attntrace.render.document import Document, Style
+from attntrace.render.document import render as render_document
 from attntrace.render.jsonform import floats
-
-if TYPE_CHECKING:
-    from attntrace.render.document import Document
+from attntrace.views.describe import shown_name
+from attntrace.views.walkthrough import worksheet_steps
 
 FORMATS = ("markdown", "plain", "json")
 
@@ -56,14 +58,16 @@ BLANK_NAME = "________________"  # where a student writes their name, read back 
 def intro(t: Trace, precision: int, key: bool, markdown: bool, student: str | None = None) -> str:
     """the worksheet's title, the student's name line (a blank to fill, or the student's own), and its instructions,
     all in the chosen language: check reads them back in any language, by the words of printed()"""
-    from attntrace.views.describe import shown_name
+    lines = [*heading_lines(t.problem, key, markdown, student), instructions(t, precision), ""]
+    return "\n".join(lines) + "\n"
 
-    name = shown_name(t.problem.name) or _("self-attention")
+
+def heading_lines(problem: Problem, key: bool, markdown: bool, student: str | None = None) -> list[str]:
+    """a worksheet's title (the key's, or the sheet's), a blank line, and on a sheet the name line and a blank line"""
+    name = shown_name(problem.name) or _("self-attention")
     title = markdown_text(name) if markdown else visible(name)  # a name is shown, never obeyed: no heading, no HTML
     heading = (_(KEY_HEADING) if key else _(HEADING)).format(title=title)
-    who = name_line(student, markdown)
-    lines = [f"{'# ' if markdown else ''}{heading}", "", *([] if key else [who, ""]), instructions(t, precision), ""]
-    return "\n".join(lines) + "\n"
+    return [f"{'# ' if markdown else ''}{heading}", "", *([] if key else [name_line(student, markdown), ""])]
 
 
 # TRANSLATORS: attntrace check finds a worksheet by what comes before {title}, in any language
@@ -145,9 +149,6 @@ def settings(t: Trace) -> list[str]:
 
 def document(t: Trace, precision: int, key: bool, student: str | None = None) -> Document:
     """the worksheet: its instructions and tables (markdown or plain), and its JSON form, an answer sheet"""
-    from attntrace.render.document import Document
-    from attntrace.views.walkthrough import worksheet_steps
-
     return Document(worksheet_steps(t), answer_sheet(t, blank=not key, precision=precision),
                     preface=lambda fmt: intro(t, precision, key, fmt == "markdown", student))
 
@@ -155,8 +156,5 @@ def document(t: Trace, precision: int, key: bool, student: str | None = None) ->
 def render(t: Trace, precision: int, key: bool, fmt: str, student: str | None = None) -> str:
     """the worksheet as markdown, plain text or a JSON answer sheet; t is traced with the rounding carried; student: the
     name written on it (None: a blank line for one)"""
-    from attntrace.render.document import Style
-    from attntrace.render.document import render as render_document
-
     return "".join(render_document(document(t, precision, key, student), fmt,
                                    Style(precision, blank_from=None if key else 3)))

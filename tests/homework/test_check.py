@@ -514,7 +514,8 @@ def test_minus_infinity_written_where_a_number_belongs_is_wrong(tmp_path):
     import numpy as np
 
     from attntrace.files.problemfile import from_dict as problem_from
-    from attntrace.homework.marking import Marker, Rule
+    from attntrace.homework.kinds import Marker
+    from attntrace.homework.results import Rule
     from attntrace.homework.sheet import from_dict
 
     sheet = from_dict(hand.sheet(ONE, 2), "s")
@@ -605,7 +606,7 @@ def test_a_repeated_token_is_labelled_with_its_position_so_every_cell_has_its_ow
     (float("inf"), 2, "a number past a float64's 1.8e308"), (1.5e200, 2, "1.500e+200"), (-2e12, 4, "-2.000e+12"),
 ])
 def test_a_reported_number_is_written_as_a_teacher_writes_it(value, places, text):
-    from attntrace.homework.report import number
+    from attntrace.homework.said import number
 
     assert number(value, places) == text
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from attntrace.files.problemfile import from_dict as problem_from_dict
 from attntrace.homework import sheet as sheets
-from attntrace.homework.marking import Marker, Rule
+from attntrace.homework.kinds import Marker
+from attntrace.homework.results import Rule
 from tests import hand
 
 

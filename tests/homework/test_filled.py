@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from attntrace.core.engine import trace
 from attntrace.files.problemfile import load as load_problem
-from attntrace.homework import filled
-from attntrace.homework.sheet import Sheet, SheetError, load
+from attntrace.homework import cells, filled
+from attntrace.homework.kinds import load
+from attntrace.homework.sheet import Sheet, SheetError
 from attntrace.homework.worksheet import asked
 from tests.conftest import SAMPLES
 
@@ -315,10 +316,10 @@ def test_percentages_are_read_as_fractions_with_a_note(attntrace, tmp_path, fmt)
         return f"{round(float(cell) * 100)}%" if "softmax" in title and re.fullmatch(r"\d\.\d+", cell) else cell
 
     sheet = parse(edit_cells(printed(attntrace, path, fmt), fmt, percent), path)
-    assert sheet.notes == (filled.PERCENTS,)
+    assert sheet.notes == (cells.PERCENTS,)
     assert_carried(sheet, t)
-    assert filled._written_precision("31%") == 2 and filled._written_precision("12.5 %") == 3
-    assert filled._percent("33.33") == 0.3333 and filled._percent("1e999999999") == np.inf
+    assert cells.written_decimals("31%") == 2 and cells.written_decimals("12.5 %") == 3
+    assert cells.percentage("33.33") == 0.3333 and cells.percentage("1e999999999") == np.inf
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

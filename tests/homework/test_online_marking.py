@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 from attntrace.files.problemfile import from_dict as problem_from_dict
-from attntrace.homework.marking import Marker, Rule
+from attntrace.homework.kinds import Marker
+from attntrace.homework.results import Rule
 from attntrace.homework.sheet import from_dict as sheet_from_dict
 from tests.homework import online_hand as hand
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from attntrace import language
 from attntrace.core.engine import trace
 from attntrace.files.problemfile import load as load_problem
-from attntrace.homework import filled, worksheet
+from attntrace.homework import filled, instructions, layout, worksheet
 from attntrace.homework.sheet import SheetError
 from attntrace.language import speaking
 from attntrace.views import walkthrough as steps
@@ -22,9 +22,9 @@ from tests.conftest import SAMPLES
 from tests.homework.test_filled import assert_carried, carried
 
 
-def told(text: str) -> list[filled._Told]:
-    flat, _starts = filled._flattened(text.splitlines())
-    return filled._instructions(flat)
+def told(text: str) -> list[instructions.Told]:
+    flat, _starts = instructions.flattened(text.splitlines())
+    return instructions.read_instructions(flat)
 
 
 @settings(max_examples=60, deadline=None)
@@ -49,16 +49,16 @@ def test_instructions_read_back_in_either_language_however_wrapped(sample, preci
     with speaking(reading_in):
         found = told("\n".join(lines))
         assert [(found.language, found.query, found.precision) for found in found] == [(printed_in, query, precision)]
-        filled._same_instructions(t, precision, found[0], "sheet.md")  # the same scale, mask and heads: no error
-        assert filled._student(top.splitlines()) == "李 明"
-        assert filled.heading(lines[0])
+        instructions.same_instructions(t, precision, found[0], "sheet.md")  # the same scale, mask and heads: no error
+        assert instructions.student(top.splitlines()) == "李 明"
+        assert instructions.heading(lines[0])
 
 
 @pytest.mark.parametrize("line", ["姓名：李明", "姓名:李明", "**姓名：** 李明", "Name: 李明", "name :李明", "姓名 ： 李明"])
 def test_a_name_line_in_either_language_is_read(line):
     for lang in ("en", "zh"):
         with speaking(lang):
-            assert filled._student([line]) == "李明"
+            assert instructions.student([line]) == "李明"
 
 
 @pytest.mark.parametrize("check_lang, words", [
@@ -106,7 +106,8 @@ def chinese_titles(monkeypatch):
                                           for item in step.items)) for step in out]
 
     monkeypatch.setattr(steps, "worksheet_steps", titled)
-    monkeypatch.setattr(filled, "worksheet_steps", titled)
+    for module in (filled, layout, worksheet):
+        monkeypatch.setattr(module, "worksheet_steps", titled)
 
 
 @pytest.mark.parametrize("fmt", ["markdown", "plain"])
@@ -136,7 +137,7 @@ def test_the_earlier_chinese_form_keeps_being_read_when_its_english_sentence_is_
 def test_a_worksheet_heading_is_known_in_either_language():
     for lang in ("en", "zh"):
         with speaking(lang):
-            assert all(filled.heading(line) for line in ("# 练习单：x", "练习单: x", "Worksheet: x", "## Worksheet:x"))
-            assert not any(filled.heading(line) for line in ("练习", "# Work sheet", "{", "Name: x"))
+            assert all(instructions.heading(line) for line in ("# 练习单：x", "练习单: x", "Worksheet: x", "## Worksheet:x"))
+            assert not any(instructions.heading(line) for line in ("练习", "# Work sheet", "{", "Name: x"))
     with pytest.raises(SheetError, match="does not look like an attntrace worksheet"):
         filled.parse("# 练习单：x\n\n姓名：李明\n", "x.md", load_problem(str(SAMPLES / "causal.json")))
