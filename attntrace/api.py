@@ -1,9 +1,12 @@
-"""attntrace as a Python library: trace a problem given as arrays or a file, in a notebook or a script."""
+"""attntrace as a Python library: trace a problem given as arrays or a file, in a notebook or a script; and the one way
+from a computed problem to the page shown for it, which the command line takes too."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,13 +14,118 @@ import numpy as np
 
 from attntrace.core import decode as core_decode
 from attntrace.core import trace as core_trace
+from attntrace.core.arithmetic import MAX_PRECISION
+from attntrace.core.engine import trace as trace_problem
+from attntrace.core.flash import Flash
+from attntrace.core.flash import flash as online
 from attntrace.core.problem import BIASES, MATRICES, Problem
 from attntrace.errors import AttntraceError, Setting, whole
+from attntrace.files.problemfile import from_dict
+from attntrace.files.problemfile import load as load_problem
 from attntrace.language import N_, _
+from attntrace.memory import check_flash, check_trace
+from attntrace.render.document import FORMATS, Document, Style, render
+from attntrace.views.decode import decode_steps
+from attntrace.views.describe import shown_name
+from attntrace.views.flash import flash_steps
+from attntrace.views.walkthrough import run_steps, step_steps, warnings
 
 if TYPE_CHECKING:
     from attntrace.checkpoints.head import ModelHead
-    from attntrace.core.flash import Flash
+    from attntrace.views.page import Step
+
+Work = core_trace.Trace | Flash | core_decode.Decoded  # what a page shows: a trace, an online softmax or a decoding
+
+
+class Page:
+    """what is shown for a trace, an online softmax or a decoding: the warnings said first, then the document (made
+    only once asked for, after the warnings are said)"""
+
+    def __init__(self, work: Work, fmt: str, precision: int = 4, *, explain: bool = False, exported: bool = False,
+                 steps: Sequence[Step] | None = None, title: str | None = None, head: int | None = None) -> None:
+        """fmt: the format it is rendered in; explain: every cell's arithmetic; exported: an SVG or HTML export is
+        written too (the JSON form needs the steps only then); steps: these steps instead of the work's own; title:
+        above the steps (default the problem's name); head: a model's head, which the JSON form names"""
+        self.work, self.fmt, self.precision, self.explain = work, fmt, precision, explain
+        self.exported, self.steps, self.head = exported, steps, head
+        self.title = shown_name(_problem_of(work).name) if title is None else title
+        traced = work.trace if isinstance(work, Flash) else work
+        self.warnings = tuple(warnings(traced)) if isinstance(traced, core_trace.Trace) else ()
+
+    @cached_property
+    def document(self) -> Document:
+        """the steps, or the JSON form (with the steps only for an export)"""
+        if self.fmt != "json":
+            return Document(self._steps(), title=self.title)
+        return Document(self._steps() if self.exported else (), self._form(), title=self.title)
+
+    def _steps(self) -> Sequence[Step]:
+        work = self.work
+        if self.steps is not None:
+            return self.steps
+        if self.explain:  # the arithmetic in words (decimal), only when asked for
+            return _explained(work, self.precision)
+        if isinstance(work, Flash):
+            return flash_steps(work)
+        if isinstance(work, core_decode.Decoded):
+            return decode_steps(work)
+        return run_steps(work) if work.query is None else step_steps(work)
+
+    def _form(self) -> Any:
+        """the JSON form (orjson writes it, imported with it)"""
+        work = self.work
+        if isinstance(work, Flash):
+            from attntrace.render.flashform import flash_form
+
+            return flash_form(work)
+        if isinstance(work, core_decode.Decoded):
+            from attntrace.render.decodeform import decode_form
+
+            return decode_form(work)
+        from attntrace.render.jsonform import trace_form
+
+        form = trace_form(work)  # the trace's own arrays, written a block of rows at a time
+        if self.head is not None:
+            form["heads"][0]["head"] = self.head
+        return form
+
+    def text(self) -> str:
+        """the page as one text (no colour, 100 columns), as the command line writes it to a pipe"""
+        return "".join(render(self.document, self.fmt, Style(self.precision)))
+
+
+def _problem_of(work: Work) -> Problem:
+    return work.trace.problem if isinstance(work, Flash) else work.problem
+
+
+def _explained(work: Work, precision: int) -> Sequence[Step]:
+    """every cell's arithmetic, in words"""
+    if isinstance(work, Flash):
+        from attntrace.views.explain_flash import explain_flash_steps
+
+        return explain_flash_steps(work, precision)
+    if isinstance(work, core_decode.Decoded):
+        from attntrace.views.explain_decode import explain_decode_steps
+
+        return explain_decode_steps(work, precision)
+    from attntrace.views.explain import explain_steps
+
+    return explain_steps(work, precision)
+
+
+def traced(problem: Problem, query: int | None = None, carry_rounding: int | None = None) -> core_trace.Trace:
+    """the trace of a problem, once its size is known to fit in memory; carry_rounding: the decimals every intermediate
+    is rounded to and carried at (None: exact)"""
+    check_trace(problem, query)
+    return trace_problem(problem, query=query, carry_rounding=carry_rounding)
+
+
+def _rendered(work: Work, format: str, precision: Any) -> str:
+    """what the command line prints for the work in a format, checked as the command line checks it"""
+    if format not in FORMATS:
+        raise AttntraceError(_('unknown format "{format}"; use {formats}').format(format=format,
+                                                                                   formats=", ".join(FORMATS)))
+    return Page(work, format, _precision(precision)).text()
 
 
 class Trace(core_trace.Trace):
@@ -27,15 +135,11 @@ class Trace(core_trace.Trace):
     @classmethod
     def of(cls, t: core_trace.Trace) -> Trace:
         """the same trace, with the library's methods"""
-        from dataclasses import fields
-
         return cls(**{f.name: getattr(t, f.name) for f in fields(t) if f.init})
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """what is worth a warning, in words"""
-        from attntrace.views.walkthrough import warnings
-
         return tuple(warnings(self))
 
     def to_dict(self) -> dict[str, Any]:
@@ -46,13 +150,11 @@ class Trace(core_trace.Trace):
 
     def render(self, format: str = "plain", precision: int = 4) -> str:
         """what the command line prints for this trace"""
-        from attntrace.render.document import render_trace
-
-        return render_trace(self, format, _precision(precision))
+        return _rendered(self, format, precision)
 
     def _repr_html_(self) -> str:
         """the coloured tables, when a notebook shows a trace"""
-        from attntrace.render.document import trace_html
+        from attntrace.render.document import trace_html  # rich, which records the tables
 
         return trace_html(self)
 
@@ -65,8 +167,6 @@ def _kind(value: Any) -> str:
 
 def _precision(precision: Any) -> int:
     """the decimals a render shows: a whole number from 0 to MAX_PRECISION, as the command line's --precision"""
-    from attntrace.core.arithmetic import MAX_PRECISION
-
     try:
         decimals = whole("precision", precision, 0)
     except Setting:
@@ -96,8 +196,6 @@ Given = Problem | str | os.PathLike[str] | Mapping[str, Any] | None  # a problem
 
 def load(path: str | Path | None = None) -> Problem:
     """the problem in a file (JSON, a CSV directory, .npz, or - for stdin); None: the built-in worked example"""
-    from attntrace.files.problemfile import load as load_problem
-
     return load_problem(None if path is None else str(path))
 
 
@@ -111,19 +209,12 @@ def trace(problem: Given = None, *, query: int | None = None, carry_rounding: in
     padding, heads, tokens, source_tokens, name, layout); with a problem, they replace its own.
     carry_rounding: round every intermediate to this many decimals and carry it on, as a hand calculation does.
     """
-    from attntrace.core.engine import trace as trace_problem
-    from attntrace.memory import check_trace
-
-    problem = _given(problem, given, "trace()")
-    check_trace(problem, query)
-    return Trace.of(trace_problem(problem, query=query, carry_rounding=carry_rounding))
+    return Trace.of(traced(_given(problem, given, "trace()"), query, carry_rounding))
 
 
 def _given(problem: Given, given: dict[str, Any], origin: str) -> Problem:
     """the problem (a Problem, a file any command reads, or a dict of a problem file's keys), or one built from the
     keyword arguments, with them in place of its own"""
-    from attntrace.files.problemfile import from_dict
-
     keys = isinstance(problem, Mapping)  # a problem given as a dict is its keys alone, even none
     if isinstance(problem, (str, bytes, os.PathLike)):
         problem = load(os.fsdecode(problem))
@@ -152,15 +243,10 @@ def flash(problem: Given = None, *, block: int | None = None, query: int | None 
     """FlashAttention's online softmax for every input, or only input `query` (from 1): per head and query the running
     maximum, rescale factor, running sum and output after each block of `block` keys (None: two blocks), O / ℓ at
     the end, and its largest difference from step 7's output (max_diff). problem and keywords as trace() takes them."""
-    from attntrace.core.engine import trace as trace_problem
-    from attntrace.core.flash import flash as online
-    from attntrace.memory import check_flash, check_trace
-
     problem = _given(problem, given, "flash()")
     query, block = whole("query", query), whole("block", block, 1)
-    check_trace(problem, query)
     check_flash(problem, query, block)
-    return online(Trace.of(trace_problem(problem, query=query)), block)
+    return online(Trace.of(traced(problem, query)), block)
 
 
 class Decoding(core_decode.Decoded):
@@ -175,16 +261,7 @@ class Decoding(core_decode.Decoded):
 
     def render(self, format: str = "plain", precision: int = 4) -> str:
         """what attntrace decode prints"""
-        from attntrace.render.document import FORMATS, Document, Style, render
-
-        if format not in FORMATS:
-            raise AttntraceError(_('unknown format "{format}"; use {formats}').format(format=format,
-                                                                                       formats=", ".join(FORMATS)))
-        from attntrace.views.decode import decode_steps
-        from attntrace.views.describe import shown_name
-
-        document = Document(decode_steps(self), self.to_dict(), title=shown_name(self.problem.name))
-        return "".join(render(document, format, Style(_precision(precision))))
+        return _rendered(self, format, precision)
 
 
 def decode(problem: Given = None, *, window: int | None = None, sinks: int = 0, query: int | None = None,
@@ -195,14 +272,10 @@ def decode(problem: Given = None, *, window: int | None = None, sinks: int = 0, 
     window, also keep tokens 1 … S; query: only the step of this token (from 1); sink: a learned sink logit, one
     number or one per head (default the problem's own, if it has one).
     """
-    from dataclasses import fields
-
-    from attntrace.memory import check_trace
-
     problem = _given(problem, keys, "decode()")
-    check_trace(problem)
-    decoded = core_decode.decode(problem, window=window, sinks=sinks, position=query, sink=sink)
-    return Decoding(**{f.name: getattr(decoded, f.name) for f in fields(decoded)})
+    check_trace(problem)  # each step's weights are kept, as a trace's are
+    done = core_decode.decode(problem, window=window, sinks=sinks, position=query, sink=sink)
+    return Decoding(**{f.name: getattr(done, f.name) for f in fields(done)})
 
 
 def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: int | None = 1, *,
@@ -217,10 +290,9 @@ def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: in
     multiply in float64 even in a model of more than 300 million weights (which multiplies them in float32, as
     transformers does; the traced layer is float64 always); settings (scale, mask, window) replace the model's own.
     """
-    from dataclasses import replace
+    from attntrace.checkpoints import head as heads  # a real model's readers: every family's, safetensors, tokenizers
 
-    from attntrace.checkpoints import head as heads
-
-    traced = heads.model_head(model, sentence, layer, head, query=query, carry_rounding=carry_rounding, bert=bert,
-                              float64=float64, **settings)
-    return replace(traced, trace=Trace.of(traced.trace))
+    found = heads.model_head(model, sentence, layer, head, query=query, carry_rounding=carry_rounding, bert=bert,
+                             float64=float64, **settings)
+    found.__dict__["trace"] = Trace.of(found.trace)  # traced now, with the library's methods
+    return found

@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
     from attntrace.files.forked import Segments
 
-# the one list of the formats each command accepts (its --format choices); model, bert and step take run's
-FORMATS = {
+# the formats each command accepts (its --format choices); model, bert and step take run's
+ACCEPTED = {
     "run": ("table", "plain", "json", "csv", "markdown"),  # a trace: its steps, or its JSON form
     "explain": ("table", "plain", "markdown"),  # words and tables to read: no JSON or CSV form
     "experiment": ("table", "plain", "csv", "markdown"),  # steps with no JSON form

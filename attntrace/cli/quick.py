@@ -31,10 +31,10 @@ def recognise(argv: Sequence[str]) -> Callable[[Environment], int] | None:
             file = word
         else:
             return None
-    from attntrace.cli.output import FORMATS
+    from attntrace.cli.output import ACCEPTED
 
     fmt, precision, query = given.get("format"), given.get("precision", "4"), given.get("input")
-    if (fmt is not None and fmt not in FORMATS["run"]) or not _whole(precision) or int(precision) > MAX_PRECISION:
+    if (fmt is not None and fmt not in ACCEPTED["run"]) or not _whole(precision) or int(precision) > MAX_PRECISION:
         return None
     if command == "run" and query is None:
         return lambda env: _traced(env, file, None, fmt, int(precision))
