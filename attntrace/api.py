@@ -4,8 +4,8 @@ from a computed problem to the page shown for it, which the command line takes t
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import fields
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,86 +31,105 @@ from attntrace.views.flash import flash_steps
 from attntrace.views.walkthrough import run_steps, step_steps, warnings
 
 if TYPE_CHECKING:
-    from attntrace.checkpoints.head import ModelHead
     from attntrace.views.page import Step
 
 Work = core_trace.Trace | Flash | core_decode.Decoded  # what a page shows: a trace, an online softmax or a decoding
 
 
+def _explain_trace(t: core_trace.Trace, precision: int) -> Sequence[Step]:
+    from attntrace.views.explain import explain_steps  # decimal, for the arithmetic in words
+
+    return explain_steps(t, precision)
+
+
+def _explain_flash(f: Flash, precision: int) -> Sequence[Step]:
+    from attntrace.views.explain_flash import explain_flash_steps  # decimal, for the arithmetic in words
+
+    return explain_flash_steps(f, precision)
+
+
+def _explain_decode(d: core_decode.Decoded, precision: int) -> Sequence[Step]:
+    from attntrace.views.explain_decode import explain_decode_steps  # decimal, for the arithmetic in words
+
+    return explain_decode_steps(d, precision)
+
+
+def _trace_form(t: core_trace.Trace) -> Any:
+    from attntrace.render.jsonform import trace_form  # the JSON forms, which orjson writes
+
+    return trace_form(t)  # the trace's own arrays, written a block of rows at a time
+
+
+def _flash_form(f: Flash) -> Any:
+    from attntrace.render.flashform import flash_form
+
+    return flash_form(f)
+
+
+def _decode_form(d: core_decode.Decoded) -> Any:
+    from attntrace.render.decodeform import decode_form
+
+    return decode_form(d)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """what a page shows of one kind of work: its steps, every cell's arithmetic, its JSON form, and the trace whose
+    warnings are said before it"""
+
+    steps: Callable[[Any], Sequence[Step]]
+    explained: Callable[[Any, int], Sequence[Step]]
+    form: Callable[[Any], Any]
+    traced: Callable[[Any], core_trace.Trace | None]
+    problem: Callable[[Any], Problem]
+
+
+KINDS: dict[type, Kind] = {
+    core_trace.Trace: Kind(lambda t: run_steps(t) if t.query is None else step_steps(t), _explain_trace, _trace_form,
+                           lambda t: t, lambda t: t.problem),
+    Flash: Kind(flash_steps, _explain_flash, _flash_form, lambda f: f.trace, lambda f: f.trace.problem),
+    core_decode.Decoded: Kind(decode_steps, _explain_decode, _decode_form, lambda d: None, lambda d: d.problem),
+}
+
+
+def kind(work: Work) -> Kind:
+    """how a page shows the work (a library's subclass as its core class)"""
+    return next(KINDS[each] for each in type(work).__mro__ if each in KINDS)
+
+
 class Page:
     """what is shown for a trace, an online softmax or a decoding: the warnings said first, then the document (made
-    only once asked for, after the warnings are said)"""
+    once asked for, after the warnings are said)"""
 
     def __init__(self, work: Work, fmt: str, precision: int = 4, *, explain: bool = False, exported: bool = False,
                  steps: Sequence[Step] | None = None, title: str | None = None, head: int | None = None) -> None:
         """fmt: the format it is rendered in; explain: every cell's arithmetic; exported: an SVG or HTML export is
         written too (the JSON form needs the steps only then); steps: these steps instead of the work's own; title:
         above the steps (default the problem's name); head: a model's head, which the JSON form names"""
-        self.work, self.fmt, self.precision, self.explain = work, fmt, precision, explain
-        self.exported, self.steps, self.head = exported, steps, head
-        self.title = shown_name(_problem_of(work).name) if title is None else title
-        traced = work.trace if isinstance(work, Flash) else work
-        self.warnings = tuple(warnings(traced)) if isinstance(traced, core_trace.Trace) else ()
+        self.work, self.kind, self.fmt, self.precision = work, kind(work), fmt, precision
+        self.explain, self.exported, self.steps, self.head = explain, exported, steps, head
+        self.title = shown_name(self.kind.problem(work).name) if title is None else title
+        traced = self.kind.traced(work)
+        self.warnings = () if traced is None else tuple(warnings(traced))
 
     @cached_property
     def document(self) -> Document:
         """the steps, or the JSON form (with the steps only for an export)"""
         if self.fmt != "json":
             return Document(self._steps(), title=self.title)
-        return Document(self._steps() if self.exported else (), self._form(), title=self.title)
-
-    def _steps(self) -> Sequence[Step]:
-        work = self.work
-        if self.steps is not None:
-            return self.steps
-        if self.explain:  # the arithmetic in words (decimal), only when asked for
-            return _explained(work, self.precision)
-        if isinstance(work, Flash):
-            return flash_steps(work)
-        if isinstance(work, core_decode.Decoded):
-            return decode_steps(work)
-        return run_steps(work) if work.query is None else step_steps(work)
-
-    def _form(self) -> Any:
-        """the JSON form (orjson writes it, imported with it)"""
-        work = self.work
-        if isinstance(work, Flash):
-            from attntrace.render.flashform import flash_form
-
-            return flash_form(work)
-        if isinstance(work, core_decode.Decoded):
-            from attntrace.render.decodeform import decode_form
-
-            return decode_form(work)
-        from attntrace.render.jsonform import trace_form
-
-        form = trace_form(work)  # the trace's own arrays, written a block of rows at a time
+        form = self.kind.form(self.work)
         if self.head is not None:
             form["heads"][0]["head"] = self.head
-        return form
+        return Document(self._steps() if self.exported else (), form, title=self.title)
+
+    def _steps(self) -> Sequence[Step]:
+        if self.steps is not None:
+            return self.steps
+        return self.kind.explained(self.work, self.precision) if self.explain else self.kind.steps(self.work)
 
     def text(self) -> str:
         """the page as one text (no colour, 100 columns), as the command line writes it to a pipe"""
         return "".join(render(self.document, self.fmt, Style(self.precision)))
-
-
-def _problem_of(work: Work) -> Problem:
-    return work.trace.problem if isinstance(work, Flash) else work.problem
-
-
-def _explained(work: Work, precision: int) -> Sequence[Step]:
-    """every cell's arithmetic, in words"""
-    if isinstance(work, Flash):
-        from attntrace.views.explain_flash import explain_flash_steps
-
-        return explain_flash_steps(work, precision)
-    if isinstance(work, core_decode.Decoded):
-        from attntrace.views.explain_decode import explain_decode_steps
-
-        return explain_decode_steps(work, precision)
-    from attntrace.views.explain import explain_steps
-
-    return explain_steps(work, precision)
 
 
 def traced(problem: Problem, query: int | None = None, carry_rounding: int | None = None) -> core_trace.Trace:
@@ -294,5 +313,13 @@ def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: in
 
     found = heads.model_head(model, sentence, layer, head, query=query, carry_rounding=carry_rounding, bert=bert,
                              float64=float64, **settings)
-    found.__dict__["trace"] = Trace.of(found.trace)  # traced now, with the library's methods
-    return found
+    return ModelHead(Trace.of(found.trace), found.tokens, found.title)
+
+
+@dataclass(frozen=True)
+class ModelHead:
+    """a model's head traced on a sentence: the trace, the sentence's tokens and the title to show above it"""
+
+    trace: Trace
+    tokens: tuple[str, ...]
+    title: str

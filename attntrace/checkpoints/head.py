@@ -9,11 +9,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from attntrace.checkpoints.bert.files import DEFAULT_NAME, default_model_dir
+from attntrace.checkpoints.locate import locate, title
 from attntrace.checkpoints.session import Entering, Progress, entering
 from attntrace.core.engine import trace
 from attntrace.core.problem import Problem, problem_error
 from attntrace.core.trace import Trace
 from attntrace.errors import AttntraceError
+from attntrace.files.paths import resolved
 from attntrace.files.settings import override
 from attntrace.memory import check_trace
 
@@ -22,13 +25,7 @@ def find(model: str | Path | None, bert: bool = False) -> tuple[Path, str]:
     """the model's directory and the name its traces are titled with: a directory, the id of a model in the local
     Hugging Face cache, or the name of a model an installed package ships; None (bert): all-MiniLM-L6-v2"""
     if bert:
-        from attntrace.checkpoints.bert.files import DEFAULT_NAME, default_model_dir
-        from attntrace.checkpoints.locate import title
-
         return (default_model_dir(), DEFAULT_NAME) if model is None else (Path(model), title(Path(model), str(model)))
-    from attntrace.checkpoints.locate import locate
-    from attntrace.files.paths import resolved
-
     name = str(model)
     shown = str(Path(name)) if Path(name).name not in ("", ".", "..") else resolved(name).name  # as titles say it
     directory, titled = locate(name)
@@ -75,7 +72,7 @@ def enter(found: tuple[Path, str], sentence: str, layer: int = 1, head: int | No
 
 
 @dataclass(frozen=True)
-class ModelHead:
+class SentenceHead:
     """a model's head (or every head of a layer) on a sentence: its problem with the settings asked for and its trace,
     each made when first asked for; the sentence's tokens and the title to show above it"""
 
@@ -105,7 +102,7 @@ class ModelHead:
 def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: int | None = 1, *,
                query: int | None = None, carry_rounding: int | None = None, bert: bool = False,
                float64: bool = False, every: bool = False, found: tuple[Path, str] | None = None,
-               progress: Progress | None = None, **settings: Any) -> ModelHead:
+               progress: Progress | None = None, **settings: Any) -> SentenceHead:
     """a head (from 1; None or every: every head of the layer, with W_O) of a local Hugging Face model on a sentence.
 
     model: a directory, the id of a model in the local Hugging Face cache or an installed package's model name
@@ -117,4 +114,4 @@ def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: in
     """
     opened = enter(found or find(model, bert), sentence, layer, head, "bert" if bert else None,
                    every=every or head is None, float64=float64, progress=progress)
-    return ModelHead(opened, settings, query, carry_rounding)
+    return SentenceHead(opened, settings, query, carry_rounding)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -108,10 +109,18 @@ from attntrace.cli.options import (
 from attntrace.cli.output import ACCEPTED, OutputOptions, show
 from attntrace.cli.terminal import Environment
 from attntrace.cli.tracing import Matrices
+from attntrace.core import experiments
+from attntrace.core.generate import notes, random_problem
+from attntrace.core.schema import schema as problem_schema
 from attntrace.errors import AttntraceError, ExitStatus
+from attntrace.files import paths
+from attntrace.files.problemfile import origin
 from attntrace.files.written import distinct
 from attntrace.language import N_, _, ngettext
+from attntrace.memory import fits_new
 from attntrace.render.document import Document
+from attntrace.views.describe import describe, shown_name
+from attntrace.views.walkthrough import experiment_steps
 
 __all__ = ["COMMANDS", "app", "build"]
 
@@ -230,10 +239,6 @@ def flash(file: FileOrX = None, block: Block = None, input_: FlashInput = None, 
 def experiment(name: ExperimentName, file: File = None, fmt: ExperimentFormat = None, precision: Precision = 4,
                output: Output = None, colour: Colour = "auto", export_svg: ExportSvg = None,
                export_html: ExportHtml = None, theme: Theme = "dark", ascii_: Ascii = False) -> None:
-    from attntrace.core import experiments
-    from attntrace.views.describe import shown_name
-    from attntrace.views.walkthrough import experiment_steps
-
     if name not in experiments.NAMES:
         raise typer.BadParameter(_('"{name}" is not one of {names}').format(name=name, names=", ".join(
             experiments.NAMES)), param_hint="NAME")
@@ -247,9 +252,6 @@ def experiment(name: ExperimentName, file: File = None, fmt: ExperimentFormat = 
 
 
 def validate(file: FileAndW = None, x: X = None, w_q: WQ = None, w_k: WK = None, w_v: WV = None) -> None:
-    from attntrace.files.problemfile import origin
-    from attntrace.views.describe import describe
-
     given = matrices(x, w_q, w_k, w_v)
     if file is None and not any(given.values()):
         raise click.UsageError(_("missing FILE: give a problem file (- for stdin), or its matrices with --x"))
@@ -258,8 +260,7 @@ def validate(file: FileAndW = None, x: X = None, w_q: WQ = None, w_k: WK = None,
 
 
 def schema() -> None:
-    from attntrace.core.schema import schema as problem_schema
-    from attntrace.render.jsonform import dumps
+    from attntrace.render.jsonform import dumps  # orjson
 
     _env().write(dumps(problem_schema()))
 
@@ -268,11 +269,7 @@ def new(tokens: Tokens = 3, d_model: DModel = 4, d_k: DK = None, d_v: DV = None,
         init: Init = "integers", seed: Seed = None, labels: Labels = None, kv_heads: KvHeads = None, rope: Rope = False,
         alibi: Alibi = False, softcap: Softcap = None, sink: Sink = None, scale: DrawnScale = None,
         output: Output = None) -> None:
-    from dataclasses import replace
-
-    from attntrace.core.generate import notes, random_problem
-    from attntrace.memory import fits_new
-    from attntrace.render.jsonform import problem_to_dict
+    from attntrace.render.jsonform import problem_to_dict  # orjson
 
     names = None if labels is None else tuple(t.strip() for t in labels.split(","))
     if names is not None and len(names) != tokens:
@@ -298,7 +295,7 @@ def check(paths: Paths, problem: ProblemFile = None, precision: CheckPrecision =
           fmt: CheckFormat = "plain", gradescope: Gradescope = None, gradebook: Gradebook = None, scale: Scale = None,
           scale_by: ScaleBy = None, mask: Mask = None, window: Window = None, heads: Heads = None,
           padding: Padding = None) -> None:
-    from attntrace.cli import checking
+    from attntrace.cli import checking  # the homework room
 
     env = _env()
     changes = settings(scale, scale_by, mask, window, heads, padding)
@@ -312,7 +309,7 @@ def worksheet(file: File = None, key: Key = False, input_: SheetInput = None, fl
               decoding: SheetDecode = False, sinks: Sinks = 0, precision: SheetPrecision = 2,
               fmt: SheetFormat = "markdown", output: Output = None, scale: Scale = None, scale_by: ScaleBy = None,
               mask: Mask = None, window: Window = None, heads: Heads = None, padding: Padding = None) -> None:
-    from attntrace.homework import decodesheet, flashsheet
+    from attntrace.homework import decodesheet, flashsheet  # the homework room
     from attntrace.homework.worksheet import document
 
     distinct({"-o": output}, [file])
@@ -335,8 +332,7 @@ def worksheet(file: File = None, key: Key = False, input_: SheetInput = None, fl
 def assign(roster: Roster, output: ClassFolder, seed: ClassSeed, tokens: Tokens = 3, d_model: DModel = 4,
            d_k: DK = None, d_v: DV = None, heads: DrawnHeads = 1, init: Init = "integers", mask: UnpaddedMask = None,
            window: Window = None, scale: DrawnScale = None, precision: ClassPrecision = 2) -> None:
-    from attntrace.files import paths
-    from attntrace.homework.assign import Design, places, problem_for, read_roster
+    from attntrace.homework.assign import Design, places, problem_for, read_roster  # the homework room
     from attntrace.homework.assign import assign as write_class
 
     masks = settings(mask=mask)["mask"]
@@ -392,8 +388,6 @@ def explore(file: FileOrX = None, input_: ExploreInput = None, precision: Precis
             scale: Scale = None, scale_by: ScaleBy = None, mask: Mask = None, window: Window = None,
             heads: Heads = None, padding: Padding = None, x: X = None, w_q: WQ = None, w_k: WK = None, w_v: WV = None,
             ascii_: Ascii = False) -> None:
-    from attntrace.files.problemfile import origin
-
     env = _env()
     tracing.need_terminal(env, "attntrace run" if file is None else f"attntrace run {file}")
     given = matrices(x, w_q, w_k, w_v)

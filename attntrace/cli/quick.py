@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from attntrace.cli import tracing
+from attntrace.cli.output import ACCEPTED, OutputOptions
 from attntrace.cli.terminal import Environment
 from attntrace.core.arithmetic import MAX_PRECISION
 
@@ -31,8 +33,6 @@ def recognise(argv: Sequence[str]) -> Callable[[Environment], int] | None:
             file = word
         else:
             return None
-    from attntrace.cli.output import ACCEPTED
-
     fmt, precision, query = given.get("format"), given.get("precision", "4"), given.get("input")
     if (fmt is not None and fmt not in ACCEPTED["run"]) or not _whole(precision) or int(precision) > MAX_PRECISION:
         return None
@@ -49,9 +49,6 @@ def _whole(text: str) -> bool:
 
 def _traced(env: Environment, file: str | None, query: int | None, fmt: str | None, precision: int) -> int:
     """run (query None) or step --input query, as typer's reading of the same line calls them"""
-    from attntrace.cli import tracing
-    from attntrace.cli.output import OutputOptions
-
     if query is None:
         tracing.run(env, file, OutputOptions(fmt, precision))
     else:

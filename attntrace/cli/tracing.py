@@ -28,7 +28,7 @@ from attntrace.views.page import Note, Step
 from attntrace.views.walkthrough import layer_summary_steps, run_steps, step_steps, who_steps
 
 if TYPE_CHECKING:
-    from attntrace.checkpoints.head import ModelHead
+    from attntrace.checkpoints.head import SentenceHead
 
 Matrices = dict[str, Optional[str]]  # --x, --w-q, --w-k, --w-v: a matrix file each, or None
 
@@ -189,7 +189,7 @@ def _head_usage(env: Environment, opts: OutputOptions, query: int | None, extrac
                              ExitStatus.USAGE)
 
 
-def _extract(env: Environment, got: ModelHead, extract: Path) -> None:
+def _extract(env: Environment, got: SentenceHead, extract: Path) -> None:
     """the head written as a problem file, with its rope, masks and biases: `run` traces it to the same numbers"""
     from attntrace.render.jsonform import problem_to_dict
 
@@ -200,7 +200,7 @@ def _extract(env: Environment, got: ModelHead, extract: Path) -> None:
                              file=extract, name=got.problem.name, n=n))
 
 
-def _head_steps(env: Environment, got: ModelHead, opts: OutputOptions, who: bool, leave_out: tuple[int, ...]
+def _head_steps(env: Environment, got: SentenceHead, opts: OutputOptions, who: bool, leave_out: tuple[int, ...]
                 ) -> list[Step]:
     """a head's steps: who attends to whom (alone with --who, or first in a terminal), and every step's tables"""
     from attntrace.checkpoints.tokenize import together
