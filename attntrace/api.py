@@ -7,7 +7,6 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,6 +30,8 @@ from attntrace.views.flash import flash_steps
 from attntrace.views.walkthrough import run_steps, step_steps, warnings
 
 if TYPE_CHECKING:
+    from pathlib import Path  # more than 2% of start-up, which a plain run does without
+
     from attntrace.views.page import Step
 
 Work = core_trace.Trace | Flash | core_decode.Decoded  # what a page shows: a trace, an online softmax or a decoding

@@ -6,13 +6,16 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attntrace import language
 from attntrace.cli.terminal import Environment, ascii_chosen
 from attntrace.files.forked import Segments
 from attntrace.render.document import Document, Style, json_pieces, render, stream
 from attntrace.views.text import width
+
+if TYPE_CHECKING:
+    from pathlib import Path  # more than 2% of start-up, which a plain run does without
 
 # the formats each command accepts (its --format choices); model, bert and step take run's
 ACCEPTED = {

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from attntrace import api
@@ -28,6 +27,8 @@ from attntrace.views.page import Note, Step
 from attntrace.views.walkthrough import layer_summary_steps, run_steps, step_steps, who_steps
 
 if TYPE_CHECKING:
+    from pathlib import Path  # more than 2% of start-up, which a plain run does without
+
     from attntrace.checkpoints.head import SentenceHead
 
 Matrices = dict[str, Optional[str]]  # --x, --w-q, --w-k, --w-v: a matrix file each, or None
@@ -129,6 +130,8 @@ def model(env: Environment, model_name: str | Path | None, sentence: str, layer:
           ) -> int:
     """what `model` and `bert` do: run the sentence up to the layer of the model (bert: a BERT directory, None for the
     default one), then trace the head, summarise the layer, extract the head or explore it; the exit status"""
+    from pathlib import Path  # imported already by a model's readers
+
     from attntrace.checkpoints.head import find, model_head
     from attntrace.checkpoints.tokenize import together, unknown_note
     from attntrace.files.written import distinct
