@@ -10,6 +10,7 @@ from attntrace.cli import tracing
 from attntrace.cli.output import ACCEPTED, OutputOptions
 from attntrace.cli.terminal import Environment
 from attntrace.core.arithmetic import MAX_PRECISION
+from attntrace.errors import ExitStatus
 
 OPTIONS = {"--format": "format", "-f": "format", "--precision": "precision", "-p": "precision", "--input": "input",
            "-i": "input"}
@@ -53,4 +54,4 @@ def _traced(env: Environment, file: str | None, query: int | None, fmt: str | No
         tracing.run(env, file, OutputOptions(fmt, precision))
     else:
         tracing.step(env, file, query, OutputOptions(fmt, precision))
-    return 0
+    return ExitStatus.SUCCESS
