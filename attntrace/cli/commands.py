@@ -108,7 +108,6 @@ from attntrace.cli.options import (
 )
 from attntrace.cli.output import ACCEPTED, OutputOptions, show
 from attntrace.cli.terminal import Environment
-from attntrace.cli.tracing import Matrices
 from attntrace.core import experiments
 from attntrace.core.generate import notes, random_problem
 from attntrace.core.schema import schema as problem_schema
@@ -159,12 +158,6 @@ def _sizes_given() -> str:
     given = [f"{flag} {context.params[name]}" for name, flag in SIZE_FLAGS.items()
              if context.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE]
     return f"{' '.join(given)}: " if given else ""
-
-
-def _problem(file: Optional[str], env: Environment, given: Optional[Matrices] = None,
-             changes: Optional[dict[str, Any]] = None) -> Any:
-    """the problem in file (None: the built-in example) with the command line's matrices and settings in place"""
-    return tracing.problem(file, env, given, changes)
 
 
 def _outputs(output: Optional[Path], export_svg: Optional[Path] = None, export_html: Optional[Path] = None
@@ -244,7 +237,7 @@ def experiment(name: ExperimentName, file: File = None, fmt: ExperimentFormat = 
             experiments.NAMES)), param_hint="NAME")
     distinct(_outputs(output, export_svg, export_html), [file])
     env = _env()
-    problem = _problem(file, env)
+    problem = tracing.problem(file, env)
     steps = experiment_steps(experiments.run(name, problem))
     opts = output_options(fmt, precision, output=output, colour=colour, export_svg=export_svg,
                           export_html=export_html, theme=theme, ascii_=ascii_)
@@ -256,7 +249,7 @@ def validate(file: FileAndW = None, x: X = None, w_q: WQ = None, w_k: WK = None,
     if file is None and not any(given.values()):
         raise click.UsageError(_("missing FILE: give a problem file (- for stdin), or its matrices with --x"))
     env = _env()
-    env.write(describe(_problem(file, env, given, settings()), origin(file, given)))
+    env.write(describe(tracing.problem(file, env, given, settings()), origin(file, given)))
 
 
 def schema() -> None:
@@ -302,7 +295,7 @@ def check(paths: Paths, problem: ProblemFile = None, precision: CheckPrecision =
     with checking.trouble_is_2(env):
         rule = checking.rule(precision, tolerance, rtol, atol, follow_through, points)
         checking.check(env, paths, problem, rule, fmt, gradescope, gradebook,
-                       lambda source: _problem(source, env, {}, changes))
+                       lambda source: tracing.problem(source, env, {}, changes))
 
 
 def worksheet(file: File = None, key: Key = False, input_: SheetInput = None, flash_block: SheetFlash = None,
@@ -322,7 +315,7 @@ def worksheet(file: File = None, key: Key = False, input_: SheetInput = None, fl
              opts, blank_from=None if key else 0)
         return
     changes = settings(scale, scale_by, mask, window, heads, padding)
-    t = tracing.traced(file, _problem(file, env, {}, changes), query=input_, carry_rounding=precision)
+    t = tracing.traced(file, tracing.problem(file, env, {}, changes), query=input_, carry_rounding=precision)
     if flash_block is not None:
         show(env, flashsheet.document(t, flash_block, precision, key), opts, blank_from=None if key else 0)
         return
@@ -391,7 +384,7 @@ def explore(file: FileOrX = None, input_: ExploreInput = None, precision: Precis
     env = _env()
     tracing.need_terminal(env, "attntrace run" if file is None else f"attntrace run {file}")
     given = matrices(x, w_q, w_k, w_v)
-    problem = _problem(file, env, given, settings(scale, scale_by, mask, window, heads, padding))
+    problem = tracing.problem(file, env, given, settings(scale, scale_by, mask, window, heads, padding))
     stem = "attntrace" if file is None or file == "-" else Path(file).stem
     code = tracing.explore(problem, precision, rounding(carry, precision), input_, OutputOptions(ascii=ascii_).ascii_lines(),
                            stem, origin(file, given), opened=None if file in (None, "-") else Path(file))
