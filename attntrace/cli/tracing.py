@@ -16,6 +16,7 @@ from attntrace.core.decode import check
 from attntrace.core.decode import decode as decoded
 from attntrace.core.flash import flash as online
 from attntrace.core.problem import Problem, problem_error
+from attntrace.core.trace import Trace
 from attntrace.errors import AttntraceError, ExitStatus, OutOfRange
 from attntrace.escape import visible
 from attntrace.files.problemfile import origin, read
@@ -51,7 +52,7 @@ def problem(file: str | None, env: Environment, matrices: Matrices | None = None
 
 
 def traced(file: str | None, p: Problem, matrices: Matrices | None = None, query: int | None = None,
-           carry_rounding: int | None = None) -> Any:
+           carry_rounding: int | None = None) -> Trace:
     """the trace, or its error said about the file or the matrices given (an input out of range is the option's, said
     by guard)"""
     try:
