@@ -1,12 +1,10 @@
-"""attntrace as a Python library: trace a problem given as arrays or a file, in a notebook or a script; and the one way
-from a computed problem to the page shown for it, which the command line takes too."""
+"""attntrace as a Python library: trace a problem given as arrays or a file, in a notebook or a script."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -14,7 +12,6 @@ import numpy as np
 from attntrace.core import decode as core_decode
 from attntrace.core import trace as core_trace
 from attntrace.core.arithmetic import MAX_PRECISION
-from attntrace.core.engine import trace as trace_problem
 from attntrace.core.flash import Flash
 from attntrace.core.flash import flash as online
 from attntrace.core.problem import BIASES, MATRICES, Problem
@@ -23,129 +20,20 @@ from attntrace.files.problemfile import from_dict
 from attntrace.files.problemfile import load as load_problem
 from attntrace.language import N_, _
 from attntrace.memory import check_flash, check_trace
-from attntrace.render.document import FORMATS, Document, Style, render
-from attntrace.views.decode import decode_steps
-from attntrace.views.describe import shown_name
-from attntrace.views.flash import flash_steps
-from attntrace.views.walkthrough import run_steps, step_steps, warnings
+from attntrace.pages import DECODING, TRACE, Kind, Page, traced
+from attntrace.render.document import FORMATS
+from attntrace.views.walkthrough import warnings
 
 if TYPE_CHECKING:
     from pathlib import Path  # more than 2% of start-up, which a plain run does without
 
-    from attntrace.views.page import Step
 
-Work = core_trace.Trace | Flash | core_decode.Decoded  # what a page shows: a trace, an online softmax or a decoding
-
-
-def _explain_trace(t: core_trace.Trace, precision: int) -> Sequence[Step]:
-    from attntrace.views.explain import explain_steps  # decimal, for the arithmetic in words
-
-    return explain_steps(t, precision)
-
-
-def _explain_flash(f: Flash, precision: int) -> Sequence[Step]:
-    from attntrace.views.explain_flash import explain_flash_steps  # decimal, for the arithmetic in words
-
-    return explain_flash_steps(f, precision)
-
-
-def _explain_decode(d: core_decode.Decoded, precision: int) -> Sequence[Step]:
-    from attntrace.views.explain_decode import explain_decode_steps  # decimal, for the arithmetic in words
-
-    return explain_decode_steps(d, precision)
-
-
-def _trace_form(t: core_trace.Trace) -> Any:
-    from attntrace.render.jsonform import trace_form  # the JSON forms, which orjson writes
-
-    return trace_form(t)  # the trace's own arrays, written a block of rows at a time
-
-
-def _flash_form(f: Flash) -> Any:
-    from attntrace.render.flashform import flash_form
-
-    return flash_form(f)
-
-
-def _decode_form(d: core_decode.Decoded) -> Any:
-    from attntrace.render.decodeform import decode_form
-
-    return decode_form(d)
-
-
-@dataclass(frozen=True)
-class Kind:
-    """what a page shows of one kind of work: its steps, every cell's arithmetic, its JSON form, and the trace whose
-    warnings are said before it"""
-
-    steps: Callable[[Any], Sequence[Step]]
-    explained: Callable[[Any, int], Sequence[Step]]
-    form: Callable[[Any], Any]
-    traced: Callable[[Any], core_trace.Trace | None]
-    problem: Callable[[Any], Problem]
-
-
-KINDS: dict[type, Kind] = {
-    core_trace.Trace: Kind(lambda t: run_steps(t) if t.query is None else step_steps(t), _explain_trace, _trace_form,
-                           lambda t: t, lambda t: t.problem),
-    Flash: Kind(flash_steps, _explain_flash, _flash_form, lambda f: f.trace, lambda f: f.trace.problem),
-    core_decode.Decoded: Kind(decode_steps, _explain_decode, _decode_form, lambda d: None, lambda d: d.problem),
-}
-
-
-def kind(work: Work) -> Kind:
-    """how a page shows the work (a library's subclass as its core class)"""
-    return next(KINDS[each] for each in type(work).__mro__ if each in KINDS)
-
-
-class Page:
-    """what is shown for a trace, an online softmax or a decoding: the warnings said first, then the document (made
-    once asked for, after the warnings are said)"""
-
-    def __init__(self, work: Work, fmt: str, precision: int = 4, *, explain: bool = False, exported: bool = False,
-                 steps: Sequence[Step] | None = None, title: str | None = None, head: int | None = None) -> None:
-        """fmt: the format it is rendered in; explain: every cell's arithmetic; exported: an SVG or HTML export is
-        written too (the JSON form needs the steps only then); steps: these steps instead of the work's own; title:
-        above the steps (default the problem's name); head: a model's head, which the JSON form names"""
-        self.work, self.kind, self.fmt, self.precision = work, kind(work), fmt, precision
-        self.explain, self.exported, self.steps, self.head = explain, exported, steps, head
-        self.title = shown_name(self.kind.problem(work).name) if title is None else title
-        traced = self.kind.traced(work)
-        self.warnings = () if traced is None else tuple(warnings(traced))
-
-    @cached_property
-    def document(self) -> Document:
-        """the steps, or the JSON form (with the steps only for an export)"""
-        if self.fmt != "json":
-            return Document(self._steps(), title=self.title)
-        form = self.kind.form(self.work)
-        if self.head is not None:
-            form["heads"][0]["head"] = self.head
-        return Document(self._steps() if self.exported else (), form, title=self.title)
-
-    def _steps(self) -> Sequence[Step]:
-        if self.steps is not None:
-            return self.steps
-        return self.kind.explained(self.work, self.precision) if self.explain else self.kind.steps(self.work)
-
-    def text(self) -> str:
-        """the page as one text (no colour, 100 columns), as the command line writes it to a pipe"""
-        return "".join(render(self.document, self.fmt, Style(self.precision)))
-
-
-def traced(problem: Problem, query: int | None = None, carry_rounding: int | None = None) -> core_trace.Trace:
-    """the trace of a problem, once its size is known to fit in memory; carry_rounding: the decimals every intermediate
-    is rounded to and carried at (None: exact)"""
-    check_trace(problem, query)
-    return trace_problem(problem, query=query, carry_rounding=carry_rounding)
-
-
-def _rendered(work: Work, format: str, precision: Any) -> str:
+def _rendered(work: Any, kind: Kind, format: str, precision: Any) -> str:
     """what the command line prints for the work in a format, checked as the command line checks it"""
     if format not in FORMATS:
         raise AttntraceError(_('unknown format "{format}"; use {formats}').format(format=format,
                                                                                    formats=", ".join(FORMATS)))
-    return Page(work, format, _precision(precision)).text()
+    return Page(work, kind, format, _precision(precision)).text()
 
 
 class Trace(core_trace.Trace):
@@ -170,7 +58,7 @@ class Trace(core_trace.Trace):
 
     def render(self, format: str = "plain", precision: int = 4) -> str:
         """what the command line prints for this trace"""
-        return _rendered(self, format, precision)
+        return _rendered(self, TRACE, format, precision)
 
     def _repr_html_(self) -> str:
         """the coloured tables, when a notebook shows a trace"""
@@ -281,7 +169,7 @@ class Decoding(core_decode.Decoded):
 
     def render(self, format: str = "plain", precision: int = 4) -> str:
         """what attntrace decode prints"""
-        return _rendered(self, format, precision)
+        return _rendered(self, DECODING, format, precision)
 
 
 def decode(problem: Given = None, *, window: int | None = None, sinks: int = 0, query: int | None = None,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import attntrace
-from attntrace import api
+from attntrace import api, pages
 from tests.conftest import SAMPLES
 
 
@@ -43,14 +43,14 @@ def test_decode_renders_what_the_command_line_prints(attntrace, fmt):
 
 
 def test_a_page_says_a_traces_warnings_and_shows_the_steps_of_each_kind_of_work():
-    t = api.traced(api.load(SAMPLES / "causal.json"), query=3)
+    t = pages.traced(api.load(SAMPLES / "causal.json"), query=3)
     flash = api.flash(api.load(SAMPLES / "causal.json"), block=2)
     decoded = api.decode(api.load(SAMPLES / "causal.json"), window=2)
-    assert api.Page(decoded, "plain").warnings == ()
-    assert api.Page(flash, "plain").warnings == api.Page(flash.trace, "plain").warnings
-    assert not api.Page(t, "json").document.steps  # the JSON form alone
-    assert api.Page(t, "json", exported=True).document.steps  # an export draws the steps beside the JSON form
-    assert api.Page(t, "json", head=3).document.data["heads"][0]["head"] == 3
-    for work in (t, flash, decoded):
-        page = api.Page(work, "plain", explain=True)
-        assert page.document.steps and page.document.title == api.Page(work, "plain").title
+    assert pages.Page(decoded, pages.DECODING, "plain").warnings == ()
+    assert pages.Page(flash, pages.FLASH, "plain").warnings == pages.Page(flash.trace, pages.TRACE, "plain").warnings
+    assert not pages.Page(t, pages.TRACE, "json").document.steps  # the JSON form alone
+    assert pages.Page(t, pages.TRACE, "json", exported=True).document.steps  # an export draws the steps beside it
+    assert pages.Page(t, pages.TRACE, "json", head=3).document.data["heads"][0]["head"] == 3
+    for work, kind in ((t, pages.TRACE), (flash, pages.FLASH), (decoded, pages.DECODING)):
+        page = pages.Page(work, kind, "plain", explain=True)
+        assert page.document.steps and page.document.title == pages.Page(work, kind, "plain").title

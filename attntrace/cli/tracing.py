@@ -1,5 +1,6 @@
 """What the showing commands do once their options are read: read the problem with the command line's settings,
-compute it (a trace, an online softmax, a decoding, a model's head), and show its page (api.Page) after its warnings.
+compute it (a trace, an online softmax, a decoding, a model's head), and show its page (pages.Page) after its
+warnings.
 Free of typer, so commands.py and quick.py call the same code."""
 
 from __future__ import annotations
@@ -8,13 +9,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
-from attntrace import api
+from attntrace import pages
 from attntrace.cli.guard import worded
 from attntrace.cli.output import OutputOptions, show
 from attntrace.cli.terminal import Environment
-from attntrace.core.decode import check
-from attntrace.core.decode import decode as decoded
-from attntrace.core.flash import flash as online
 from attntrace.core.problem import Problem, problem_error
 from attntrace.core.trace import Trace
 from attntrace.errors import AttntraceError, ExitStatus, OutOfRange
@@ -23,6 +21,7 @@ from attntrace.files.problemfile import origin, read
 from attntrace.files.settings import override
 from attntrace.language import _, ngettext
 from attntrace.memory import check_flash, check_trace
+from attntrace.pages import DECODING, FLASH, TRACE, Kind
 from attntrace.render.document import Document
 from attntrace.views.page import Note, Step
 from attntrace.views.walkthrough import layer_summary_steps, run_steps, step_steps, who_steps
@@ -56,19 +55,19 @@ def traced(file: str | None, p: Problem, matrices: Matrices | None = None, query
     """the trace, or its error said about the file or the matrices given (an input out of range is the option's, said
     by guard)"""
     try:
-        return api.traced(p, query, carry_rounding)
+        return pages.traced(p, query, carry_rounding)
     except OutOfRange:
         raise
     except AttntraceError as e:
         raise problem_error(origin(file, matrices or {}), e) from None
 
 
-def shown(env: Environment, work: api.Work, opts: OutputOptions, explain: bool = False,
+def shown(env: Environment, work: pages.Work, kind: Kind, opts: OutputOptions, explain: bool = False,
           steps: Sequence[Step] | None = None, title: str | None = None, head: int | None = None) -> None:
-    """the page of a trace, an online softmax or a decoding, after its warnings on stderr (see api.Page)"""
+    """the page of a trace, an online softmax or a decoding, after its warnings on stderr (see pages.Page)"""
     exported = opts.export_svg is not None or opts.export_html is not None
-    page = api.Page(work, opts.resolved_format(env), opts.precision, explain=explain, exported=exported, steps=steps,
-                    title=title, head=head)
+    page = pages.Page(work, kind, opts.resolved_format(env), opts.precision, explain=explain, exported=exported,
+                      steps=steps, title=title, head=head)
     for warning in page.warnings:
         env.message(_("warning: {warning}").format(warning=warning))
     show(env, page.document, opts)
@@ -77,26 +76,30 @@ def shown(env: Environment, work: api.Work, opts: OutputOptions, explain: bool =
 def run(env: Environment, file: str | None, opts: OutputOptions, matrices: Matrices | None = None,
         settings: dict[str, Any] | None = None, carry_rounding: int | None = None) -> None:
     """`attntrace run`: the eight steps for every input"""
-    shown(env, traced(file, problem(file, env, matrices, settings), matrices, carry_rounding=carry_rounding), opts)
+    shown(env, traced(file, problem(file, env, matrices, settings), matrices, carry_rounding=carry_rounding), TRACE, opts)
 
 
 def step(env: Environment, file: str | None, query: int, opts: OutputOptions, matrices: Matrices | None = None,
          settings: dict[str, Any] | None = None, carry_rounding: int | None = None, explain: bool = False) -> None:
     """`attntrace step`: steps 4 to 7 for one input, or (explain) every cell's arithmetic"""
     p = problem(file, env, matrices, settings)
-    shown(env, traced(file, p, matrices, query, carry_rounding), opts, explain)
+    shown(env, traced(file, p, matrices, query, carry_rounding), TRACE, opts, explain)
 
 
 def flash(env: Environment, file: str | None, block: int | None, query: int | None, opts: OutputOptions,
           matrices: Matrices, settings: dict[str, Any], explain: bool = False) -> None:
     """`attntrace flash`: every query's (or input i's) online softmax over blocks of --block keys"""
+    from attntrace.core.flash import flash as online  # more than 2% of start-up, which a plain run does without
+
     p = problem(file, env, matrices, settings)
     check_flash(p, query, block, json=opts.resolved_format(env) == "json" and not explain)
-    shown(env, online(traced(file, p, matrices, query), block), opts, explain)
+    shown(env, online(traced(file, p, matrices, query), block), FLASH, opts, explain)
 
 
 def decodable(file: str | None, env: Environment, window: int | None, sinks: int) -> Problem:
     """the problem in file, checked for decoding with its window and sinks (a bad fit said once, about the file)"""
+    from attntrace.core.decode import check  # more than 2% of start-up, which a plain run does without
+
     p = problem(file, env)
     try:
         check(p, window, sinks, None)
@@ -108,6 +111,8 @@ def decodable(file: str | None, env: Environment, window: int | None, sinks: int
 def decode(env: Environment, file: str | None, window: int | None, sinks: int, query: int | None,
            opts: OutputOptions, explain: bool = False) -> None:
     """`attntrace decode`: each step of decoding the problem in file (None: the built-in example)"""
+    from attntrace.core.decode import decode as decoded  # more than 2% of start-up, which a plain run does without
+
     p = problem(file, env)
     check_trace(p)  # each step's weights are kept, as a trace's are
     try:
@@ -116,7 +121,7 @@ def decode(env: Environment, file: str | None, window: int | None, sinks: int, q
         raise
     except AttntraceError as e:
         raise _about(file, e) from None
-    shown(env, d, opts, explain)
+    shown(env, d, DECODING, opts, explain)
 
 
 def _about(file: str | None, e: AttntraceError) -> AttntraceError:
@@ -165,11 +170,12 @@ def model(env: Environment, model_name: str | Path | None, sentence: str, layer:
     if all_heads:
         summary = layer_summary_steps(got.trace, _("Who attends to whom · {name} · every head").format(name=got.title),
                                       leave_out=leave_out)
-        shown(env, got.trace, opts, steps=summary, title=got.title)
+        shown(env, got.trace, TRACE, opts, steps=summary, title=got.title)
     elif extract is not None:
         _extract(env, got, extract)
     else:
-        shown(env, got.trace, opts, steps=_head_steps(env, got, opts, who, leave_out), title=got.title, head=head)
+        shown(env, got.trace, TRACE, opts, steps=_head_steps(env, got, opts, who, leave_out), title=got.title,
+              head=head)
     return ExitStatus.SUCCESS
 
 
