@@ -4,20 +4,36 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from attntrace.core import decode as core_decode
 from attntrace.core import trace as core_trace
+from attntrace.core.arithmetic import MAX_PRECISION
+from attntrace.core.flash import Flash
+from attntrace.core.flash import flash as online
 from attntrace.core.problem import BIASES, MATRICES, Problem
 from attntrace.errors import AttntraceError, Setting, whole
+from attntrace.files.problemfile import from_dict
+from attntrace.files.problemfile import load as load_problem
 from attntrace.language import N_, _
+from attntrace.memory import check_flash, check_trace
+from attntrace.pages import DECODING, TRACE, Kind, Page, traced
+from attntrace.render.document import FORMATS
+from attntrace.views.walkthrough import warnings
 
 if TYPE_CHECKING:
-    from attntrace.checkpoints.head import ModelHead
-    from attntrace.core.flash import Flash
+    from pathlib import Path  # more than 2% of start-up, which a plain run does without
+
+
+def _rendered(work: Any, kind: Kind, format: str, precision: Any) -> str:
+    """what the command line prints for the work in a format, checked as the command line checks it"""
+    if format not in FORMATS:
+        raise AttntraceError(_('unknown format "{format}"; use {formats}').format(format=format,
+                                                                                   formats=", ".join(FORMATS)))
+    return Page(work, kind, format, _precision(precision)).text()
 
 
 class Trace(core_trace.Trace):
@@ -27,15 +43,11 @@ class Trace(core_trace.Trace):
     @classmethod
     def of(cls, t: core_trace.Trace) -> Trace:
         """the same trace, with the library's methods"""
-        from dataclasses import fields
-
         return cls(**{f.name: getattr(t, f.name) for f in fields(t) if f.init})
 
     @property
     def warnings(self) -> tuple[str, ...]:
         """what is worth a warning, in words"""
-        from attntrace.views.walkthrough import warnings
-
         return tuple(warnings(self))
 
     def to_dict(self) -> dict[str, Any]:
@@ -46,13 +58,11 @@ class Trace(core_trace.Trace):
 
     def render(self, format: str = "plain", precision: int = 4) -> str:
         """what the command line prints for this trace"""
-        from attntrace.render.document import render_trace
-
-        return render_trace(self, format, _precision(precision))
+        return _rendered(self, TRACE, format, precision)
 
     def _repr_html_(self) -> str:
         """the coloured tables, when a notebook shows a trace"""
-        from attntrace.render.document import trace_html
+        from attntrace.render.document import trace_html  # rich, which records the tables
 
         return trace_html(self)
 
@@ -65,8 +75,6 @@ def _kind(value: Any) -> str:
 
 def _precision(precision: Any) -> int:
     """the decimals a render shows: a whole number from 0 to MAX_PRECISION, as the command line's --precision"""
-    from attntrace.core.arithmetic import MAX_PRECISION
-
     try:
         decimals = whole("precision", precision, 0)
     except Setting:
@@ -96,8 +104,6 @@ Given = Problem | str | os.PathLike[str] | Mapping[str, Any] | None  # a problem
 
 def load(path: str | Path | None = None) -> Problem:
     """the problem in a file (JSON, a CSV directory, .npz, or - for stdin); None: the built-in worked example"""
-    from attntrace.files.problemfile import load as load_problem
-
     return load_problem(None if path is None else str(path))
 
 
@@ -111,19 +117,12 @@ def trace(problem: Given = None, *, query: int | None = None, carry_rounding: in
     padding, heads, tokens, source_tokens, name, layout); with a problem, they replace its own.
     carry_rounding: round every intermediate to this many decimals and carry it on, as a hand calculation does.
     """
-    from attntrace.core.engine import trace as trace_problem
-    from attntrace.memory import check_trace
-
-    problem = _given(problem, given, "trace()")
-    check_trace(problem, query)
-    return Trace.of(trace_problem(problem, query=query, carry_rounding=carry_rounding))
+    return Trace.of(traced(_given(problem, given, "trace()"), query, carry_rounding))
 
 
 def _given(problem: Given, given: dict[str, Any], origin: str) -> Problem:
     """the problem (a Problem, a file any command reads, or a dict of a problem file's keys), or one built from the
     keyword arguments, with them in place of its own"""
-    from attntrace.files.problemfile import from_dict
-
     keys = isinstance(problem, Mapping)  # a problem given as a dict is its keys alone, even none
     if isinstance(problem, (str, bytes, os.PathLike)):
         problem = load(os.fsdecode(problem))
@@ -152,15 +151,10 @@ def flash(problem: Given = None, *, block: int | None = None, query: int | None 
     """FlashAttention's online softmax for every input, or only input `query` (from 1): per head and query the running
     maximum, rescale factor, running sum and output after each block of `block` keys (None: two blocks), O / ℓ at
     the end, and its largest difference from step 7's output (max_diff). problem and keywords as trace() takes them."""
-    from attntrace.core.engine import trace as trace_problem
-    from attntrace.core.flash import flash as online
-    from attntrace.memory import check_flash, check_trace
-
     problem = _given(problem, given, "flash()")
     query, block = whole("query", query), whole("block", block, 1)
-    check_trace(problem, query)
     check_flash(problem, query, block)
-    return online(Trace.of(trace_problem(problem, query=query)), block)
+    return online(Trace.of(traced(problem, query)), block)
 
 
 class Decoding(core_decode.Decoded):
@@ -175,16 +169,7 @@ class Decoding(core_decode.Decoded):
 
     def render(self, format: str = "plain", precision: int = 4) -> str:
         """what attntrace decode prints"""
-        from attntrace.render.document import FORMATS, Document, Style, render
-
-        if format not in FORMATS:
-            raise AttntraceError(_('unknown format "{format}"; use {formats}').format(format=format,
-                                                                                       formats=", ".join(FORMATS)))
-        from attntrace.views.decode import decode_steps
-        from attntrace.views.describe import shown_name
-
-        document = Document(decode_steps(self), self.to_dict(), title=shown_name(self.problem.name))
-        return "".join(render(document, format, Style(_precision(precision))))
+        return _rendered(self, DECODING, format, precision)
 
 
 def decode(problem: Given = None, *, window: int | None = None, sinks: int = 0, query: int | None = None,
@@ -195,14 +180,10 @@ def decode(problem: Given = None, *, window: int | None = None, sinks: int = 0, 
     window, also keep tokens 1 … S; query: only the step of this token (from 1); sink: a learned sink logit, one
     number or one per head (default the problem's own, if it has one).
     """
-    from dataclasses import fields
-
-    from attntrace.memory import check_trace
-
     problem = _given(problem, keys, "decode()")
-    check_trace(problem)
-    decoded = core_decode.decode(problem, window=window, sinks=sinks, position=query, sink=sink)
-    return Decoding(**{f.name: getattr(decoded, f.name) for f in fields(decoded)})
+    check_trace(problem)  # each step's weights are kept, as a trace's are
+    done = core_decode.decode(problem, window=window, sinks=sinks, position=query, sink=sink)
+    return Decoding(**{f.name: getattr(done, f.name) for f in fields(done)})
 
 
 def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: int | None = 1, *,
@@ -217,10 +198,17 @@ def model_head(model: str | Path | None, sentence: str, layer: int = 1, head: in
     multiply in float64 even in a model of more than 300 million weights (which multiplies them in float32, as
     transformers does; the traced layer is float64 always); settings (scale, mask, window) replace the model's own.
     """
-    from dataclasses import replace
+    from attntrace.checkpoints import head as heads  # a real model's readers: every family's, safetensors, tokenizers
 
-    from attntrace.checkpoints import head as heads
+    found = heads.model_head(model, sentence, layer, head, query=query, carry_rounding=carry_rounding, bert=bert,
+                             float64=float64, **settings)
+    return ModelHead(Trace.of(found.trace), found.tokens, found.title)
 
-    traced = heads.model_head(model, sentence, layer, head, query=query, carry_rounding=carry_rounding, bert=bert,
-                              float64=float64, **settings)
-    return replace(traced, trace=Trace.of(traced.trace))
+
+@dataclass(frozen=True)
+class ModelHead:
+    """a model's head traced on a sentence: the trace, the sentence's tokens and the title to show above it"""
+
+    trace: Trace
+    tokens: tuple[str, ...]
+    title: str

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import attntrace
+from attntrace import api, pages
 from tests.conftest import SAMPLES
 
 
@@ -32,3 +33,24 @@ def test_decode_refuses_an_unknown_format_and_a_bad_window():
         d.render("svg")
     with pytest.raises(attntrace.AttntraceError, match="^window=0 must be a whole number of at least 1$"):
         attntrace.decode(window=0)
+
+
+@pytest.mark.parametrize("fmt", ["plain", "markdown", "csv", "json"])
+def test_decode_renders_what_the_command_line_prints(attntrace, fmt):
+    d = api.decode(api.load(SAMPLES / "causal.json"), window=2, sinks=1)
+    printed = attntrace("decode", SAMPLES / "causal.json", "--window", "2", "--sinks", "1", "--format", fmt).out
+    assert d.render(fmt) == printed
+
+
+def test_a_page_says_a_traces_warnings_and_shows_the_steps_of_each_kind_of_work():
+    t = pages.traced(api.load(SAMPLES / "causal.json"), query=3)
+    flash = api.flash(api.load(SAMPLES / "causal.json"), block=2)
+    decoded = api.decode(api.load(SAMPLES / "causal.json"), window=2)
+    assert pages.Page(decoded, pages.DECODING, "plain").warnings == ()
+    assert pages.Page(flash, pages.FLASH, "plain").warnings == pages.Page(flash.trace, pages.TRACE, "plain").warnings
+    assert not pages.Page(t, pages.TRACE, "json").document.steps  # the JSON form alone
+    assert pages.Page(t, pages.TRACE, "json", exported=True).document.steps  # an export draws the steps beside it
+    assert pages.Page(t, pages.TRACE, "json", head=3).document.data["heads"][0]["head"] == 3
+    for work, kind in ((t, pages.TRACE), (flash, pages.FLASH), (decoded, pages.DECODING)):
+        page = pages.Page(work, kind, "plain", explain=True)
+        assert page.document.steps and page.document.title == pages.Page(work, kind, "plain").title

@@ -11,7 +11,7 @@ import numpy as np
 
 from attntrace.checkpoints.attend import Layer, attend_projected
 from attntrace.checkpoints.layers import activation, layer_norm
-from attntrace.checkpoints.model import Dims, Model
+from attntrace.checkpoints.model import Model, Shape
 from attntrace.checkpoints.tokenize import Encoding
 from attntrace.core.masks import Causal
 from attntrace.core.problem import Problem
@@ -33,10 +33,10 @@ class GPT2(Model):
         self.act = activation(self.setting("activation_function", default="gelu_new"), str(self.directory / "config.json"))
         self.eps = self.positive("layer_norm_epsilon", default=1e-5)
 
-    def shapes(self) -> dict[str, Dims]:
+    def shapes(self) -> dict[str, Shape]:
         hidden = ("n_embd", self.hidden)
         inner = ("n_inner", self.count("n_inner", default=4 * self.hidden))
-        shapes: dict[str, Dims] = {"wte.weight": (("vocab_size", self.size("vocab_size")), hidden),
+        shapes: dict[str, Shape] = {"wte.weight": (("vocab_size", self.size("vocab_size")), hidden),
                                    "wpe.weight": (("n_positions", self.positions), hidden)}
         for key in ("ln_1", "ln_2"):
             shapes[f"h.#.{key}.weight"] = shapes[f"h.#.{key}.bias"] = (hidden,)

@@ -14,7 +14,7 @@ import numpy as np
 from attntrace.checkpoints.attend import Layer, attend_projected
 from attntrace.checkpoints.jsonfile import huge, real, shown
 from attntrace.checkpoints.layers import activation, rms_norm
-from attntrace.checkpoints.model import Dims, Model
+from attntrace.checkpoints.model import Model, Shape
 from attntrace.checkpoints.tokenize import Encoding
 from attntrace.core.masks import Causal, Mask, Window
 from attntrace.core.problem import Problem
@@ -57,11 +57,11 @@ class Llama(Model):
         self.eps = self.positive("rms_norm_eps", default=1e-6)
         self.base, self.factor, self.frequencies = self._rope()
 
-    def shapes(self) -> dict[str, Dims]:
+    def shapes(self) -> dict[str, Shape]:
         hidden, inner = ("hidden_size", self.hidden), ("intermediate_size", self.count("intermediate_size"))
         q = ("num_attention_heads·head_dim", self.heads * self.head_dim)
         kv = ("num_key_value_heads·head_dim", self.kv_heads * self.head_dim)
-        shapes: dict[str, Dims] = {"embed_tokens.weight": (("vocab_size", self.size("vocab_size")), hidden)}
+        shapes: dict[str, Shape] = {"embed_tokens.weight": (("vocab_size", self.size("vocab_size")), hidden)}
         for norm in ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
                      "post_feedforward_layernorm"):
             shapes[f"layers.#.{norm}.weight"] = (hidden,)

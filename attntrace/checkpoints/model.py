@@ -18,8 +18,8 @@ from attntrace.errors import AttntraceError
 from attntrace.escape import visible
 from attntrace.language import _
 
-Dims = tuple[tuple[str, "int | None"], ...]  # a tensor's shape as config.json gives it: each size and its name there
-__all__ = ["Dims", "Model", "read_json"]
+Shape = tuple[tuple[str, "int | None"], ...]  # a tensor's shape as config.json gives it: each size and its name there
+__all__ = ["Model", "Shape", "read_json"]
 
 
 class Model(ABC):
@@ -49,7 +49,7 @@ class Model(ABC):
         """the sizes in config.json fit together (the heads divide the hidden size), before shapes() uses them"""
 
     @abstractmethod
-    def shapes(self) -> dict[str, Dims]:
+    def shapes(self) -> dict[str, Shape]:
         """each tensor the forward pass reads, named without its prefix and with # for a layer's number, and the shape
         config.json gives it"""
 

@@ -13,18 +13,25 @@ from attntrace.checkpoints.families import load
 from attntrace.checkpoints.model import Model
 from attntrace.checkpoints.tokenize import Encoding, encode
 from attntrace.core.problem import Problem
-from attntrace.errors import AttntraceError, OutOfRange
+from attntrace.errors import AttntraceError, ExitStatus, OutOfRange
 from attntrace.language import _
 
-USAGE = 2  # a layer or head out of range is a wrong option value
 LARGE = 300_000_000  # weights: in a model of more, the layers before the traced one multiply in float32
 Progress = Callable[[int, int], None]  # told (k, L) as layer k is done, on the way to layer L, the one traced
 
 
 def out_of_range(name: str, value: int, top: int, whose: str) -> OutOfRange:
     e = OutOfRange(name, value, top, whose)
-    e.exit_code = USAGE
+    e.exit_code = ExitStatus.USAGE  # a layer or head out of range is a wrong option value
     return e
+
+
+def check_place(model: Model, layer: int, head: int | None) -> None:
+    """the layer and the head (from 1; None: every head) are the model's"""
+    if not 1 <= layer <= model.layers:
+        raise out_of_range("layer", layer, model.layers, "this model has layers")
+    if head is not None and not 1 <= head <= model.heads:
+        raise out_of_range("head", head, model.heads, "this model has heads")
 
 
 @dataclass(frozen=True)
@@ -37,9 +44,7 @@ class Entering:
     h: np.ndarray  # [n, hidden]
 
     def problem(self, head: int | None) -> Problem:
-        """one head (from 1) as a problem, or every head of the layer with W_O when head is None"""
-        if head is not None and not 1 <= head <= self.model.heads:
-            raise out_of_range("head", head, self.model.heads, "this model has heads")
+        """one head (from 1, checked by entering) as a problem, or every head of the layer with W_O when head is None"""
         with np.errstate(all="ignore"):  # a norm that overflows leaves x infinite, which the engine names
             return self.model.attention(self.h, self.layer, head, self.encoding)
 
@@ -48,10 +53,7 @@ def entering(directory: Path, name: str, sentence: str, layer: int, head: int | 
              model_type: str | None = None, float64: bool = False, progress: Progress | None = None) -> Entering:
     """load the model, check layer and head, tokenize the sentence and run it up to layer (see hidden_entering)"""
     model = load(directory, name, model_type)
-    if not 1 <= layer <= model.layers:
-        raise out_of_range("layer", layer, model.layers, "this model has layers")
-    if head is not None and not 1 <= head <= model.heads:
-        raise out_of_range("head", head, model.heads, "this model has heads")
+    check_place(model, layer, head)
     encoding = encode(directory, sentence, model.positions, name, wordpiece=model.wordpiece)
     model.check_encoding(encoding)
     return Entering(model, encoding, layer, hidden_entering(model, encoding, layer, float64, progress))
@@ -68,9 +70,7 @@ def hidden_entering(model: Model, encoding: Encoding, layer: int, float64: bool 
                     progress: Progress | None = None) -> np.ndarray:
     """[n, hidden]: the hidden state that enters layer (from 1), each earlier layer's weights read as it runs and its
     pages of the files given back after it; in float32 (see earlier_dtype), a layer whose float32 numbers overflow is
-    run again in float64. progress is told (k, layer) as each earlier layer k is done"""
-    if not 1 <= layer <= model.layers:
-        raise out_of_range("layer", layer, model.layers, "this model has layers")
+    run again in float64. progress is told (k, layer) as each earlier layer k is done (layer checked by entering)"""
     dtype = earlier_dtype(model, float64)
     with np.errstate(all="ignore"):  # weights large enough to overflow float64 are said below, never warned of
         h = model.embed(encoding)

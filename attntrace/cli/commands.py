@@ -1,9 +1,11 @@
-"""The commands as typer reads them: each parses (its options named from cli/options.py), calls one library function
+"""The commands as typer reads them: each takes its options, typed once in cli/options.py, calls one library function
 and hands the result to the output seam. Expected failures become one line on stderr in guard.py."""
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -15,23 +17,109 @@ from attntrace.cli import tracing
 from attntrace.cli.clickwords import Command, Group
 from attntrace.cli.helptext import COMMANDS, HELP
 from attntrace.cli.options import (
-    EXPORTS,
-    FORMATS,
-    HEAD,
-    HEAD_SHOWN,
-    MATRICES,
-    PROBLEM,
-    TRACED,
-    Given,
+    DK,
+    DV,
+    WK,
+    WQ,
+    WV,
+    Alibi,
+    AllHeads,
+    Ascii,
+    Atol,
+    BertModel,
+    BertNoSpecial,
+    Block,
+    Carry,
+    CheckFormat,
+    CheckPrecision,
+    ClassFolder,
+    ClassPrecision,
+    ClassSeed,
+    Colour,
+    DecodeInput,
+    DecodeWindow,
+    DModel,
+    DrawnHeads,
+    DrawnScale,
+    ExperimentFormat,
+    ExperimentName,
+    Explain,
+    ExplainFormat,
+    Explore,
+    ExploreInput,
+    ExportHtml,
+    ExportSvg,
+    Extract,
+    File,
+    FileAndW,
+    FileOrX,
+    FlashInput,
+    Float64,
+    FollowThrough,
+    Format,
+    Gradebook,
+    Gradescope,
+    Head,
+    Heads,
+    Init,
+    Input,
+    Key,
+    KvHeads,
+    Labels,
+    Layer,
+    Mask,
+    ModelName,
+    ModelScale,
+    NoSpecial,
+    Output,
+    Padding,
+    Paths,
+    Pause,
+    Points,
+    Precision,
+    ProblemFile,
+    Rope,
+    Roster,
+    Rtol,
+    Scale,
+    ScaleBy,
+    Seed,
+    Sentence,
+    SheetDecode,
+    SheetFlash,
+    SheetFormat,
+    SheetInput,
+    SheetPrecision,
+    Sink,
+    Sinks,
+    Softcap,
+    Theme,
+    TokenInput,
+    Tokens,
+    Tolerance,
+    UnpaddedMask,
+    Who,
+    Window,
+    X,
+    matrices,
+    output_options,
+    rounding,
     settings,
-    takes,
 )
-from attntrace.cli.output import OutputOptions, show
+from attntrace.cli.output import ACCEPTED, OutputOptions, show
 from attntrace.cli.terminal import Environment
-from attntrace.errors import AttntraceError
+from attntrace.core import experiments
+from attntrace.core.generate import notes, random_problem
+from attntrace.core.schema import schema as problem_schema
+from attntrace.errors import AttntraceError, ExitStatus
+from attntrace.files import paths
+from attntrace.files.problemfile import origin
 from attntrace.files.written import distinct
 from attntrace.language import N_, _, ngettext
+from attntrace.memory import fits_new
 from attntrace.render.document import Document
+from attntrace.views.describe import describe, shown_name
+from attntrace.views.walkthrough import experiment_steps
 
 __all__ = ["COMMANDS", "app", "build"]
 
@@ -72,244 +160,255 @@ def _sizes_given() -> str:
     return f"{' '.join(given)}: " if given else ""
 
 
-def _problem(file: Optional[str], env: Environment, g: Given) -> Any:
-    """the problem in file (None: the built-in example) with the command line's matrices and settings in place"""
-    return tracing.problem(file, env, g.matrices(), g.settings())
+def _outputs(output: Optional[Path], export_svg: Optional[Path] = None, export_html: Optional[Path] = None
+             ) -> dict[str, Optional[Path]]:
+    """the files written, by the option that names them"""
+    return {"-o": output, "--export-svg": export_svg, "--export-html": export_html}
 
 
-def _traced(g: Given, query: Optional[int] = None, explain: bool = False) -> None:
-    """run (query None), step or explain, with the options given"""
-    distinct(g.outputs(), [g.file, *g.matrices().values()])
-    if query is None:
-        tracing.run(_env(), g.file, g.opts(), g.matrices(), g.settings(), g.carry_rounding)
-    else:
-        tracing.step(_env(), g.file, query, g.opts(), g.matrices(), g.settings(), g.carry_rounding, explain)
-
-
-@takes("file:x", *TRACED)
-def run(**given: Any) -> None:
-    _traced(Given(given))
-
-
-def explained(g: Given) -> None:
+def _explained(explain: bool, fmt: Optional[str], query: Optional[int]) -> None:
     """--explain writes words: refuse a format that cannot hold them, and (flash, decode) an --input missing"""
-    if g.explain and g.fmt is not None and g.fmt not in FORMATS["explain"]:
+    if explain and fmt is not None and fmt not in ACCEPTED["explain"]:
         raise typer.BadParameter(_("'{format}' is not one of {choices}: the arithmetic is words (for every number, "
                                    "--format json without --explain)").format(
-                                     format=g.fmt, choices=", ".join(repr(f) for f in FORMATS["explain"])),
+                                     format=fmt, choices=", ".join(repr(f) for f in ACCEPTED["explain"])),
                                  param_hint="'--format'")
-    if g.explain and g.input_ is None:
+    if explain and query is None:
         raise typer.BadParameter(_("--explain writes one input's arithmetic: give it with --input N"),
                                  param_hint="'--input'")
 
 
-@takes("file:x", "input_", *TRACED, "explain")
-def step(**given: Any) -> None:
-    g = Given(given)
-    explained(g)
-    _traced(g, g.input_, g.explain)
+def run(file: FileOrX = None, fmt: Format = None, precision: Precision = 4, carry: Carry = False,
+        pause: Pause = False, scale: Scale = None, scale_by: ScaleBy = None, mask: Mask = None, window: Window = None,
+        heads: Heads = None, padding: Padding = None, output: Output = None, colour: Colour = "auto", x: X = None,
+        w_q: WQ = None, w_k: WK = None, w_v: WV = None, export_svg: ExportSvg = None, export_html: ExportHtml = None,
+        theme: Theme = "dark", ascii_: Ascii = False) -> None:
+    given = matrices(x, w_q, w_k, w_v)
+    distinct(_outputs(output, export_svg, export_html), [file, *given.values()])
+    opts = output_options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_)
+    tracing.run(_env(), file, opts, given, settings(scale, scale_by, mask, window, heads, padding),
+                rounding(carry, precision))
 
 
-@takes("file:x", "input_", "fmt:explain", *TRACED[1:])
-def explain(**given: Any) -> None:
-    g = Given(given)
-    _traced(g, g.input_, explain=True)
+def step(file: FileOrX = None, *, input_: Input, fmt: Format = None, precision: Precision = 4, carry: Carry = False,
+         pause: Pause = False, scale: Scale = None, scale_by: ScaleBy = None, mask: Mask = None, window: Window = None,
+         heads: Heads = None, padding: Padding = None, output: Output = None, colour: Colour = "auto", x: X = None,
+         w_q: WQ = None, w_k: WK = None, w_v: WV = None, export_svg: ExportSvg = None, export_html: ExportHtml = None,
+         theme: Theme = "dark", ascii_: Ascii = False, explain: Explain = False) -> None:
+    _explained(explain, fmt, input_)
+    given = matrices(x, w_q, w_k, w_v)
+    distinct(_outputs(output, export_svg, export_html), [file, *given.values()])
+    opts = output_options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_)
+    tracing.step(_env(), file, input_, opts, given, settings(scale, scale_by, mask, window, heads, padding),
+                 rounding(carry, precision), explain)
 
 
-@takes("file:x", "block", "input_:flash", "fmt", "precision", "output", "colour", "ascii_", *PROBLEM, *MATRICES,
-       "explain")
-def flash(**given: Any) -> None:
-    from attntrace.cli.flashing import flash as online
+def explain(file: FileOrX = None, *, input_: Input, fmt: ExplainFormat = None, precision: Precision = 4,
+            carry: Carry = False, pause: Pause = False, scale: Scale = None, scale_by: ScaleBy = None,
+            mask: Mask = None, window: Window = None, heads: Heads = None, padding: Padding = None,
+            output: Output = None, colour: Colour = "auto", x: X = None, w_q: WQ = None, w_k: WK = None,
+            w_v: WV = None, export_svg: ExportSvg = None, export_html: ExportHtml = None, theme: Theme = "dark",
+            ascii_: Ascii = False) -> None:
+    given = matrices(x, w_q, w_k, w_v)
+    distinct(_outputs(output, export_svg, export_html), [file, *given.values()])
+    opts = output_options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_)
+    tracing.step(_env(), file, input_, opts, given, settings(scale, scale_by, mask, window, heads, padding),
+                 rounding(carry, precision), explain=True)
 
-    g = Given(given)
-    explained(g)
-    distinct(g.outputs(), [g.file, *g.matrices().values()])
-    online(_env(), g)
+
+def flash(file: FileOrX = None, block: Block = None, input_: FlashInput = None, fmt: Format = None,
+          precision: Precision = 4, output: Output = None, colour: Colour = "auto", ascii_: Ascii = False,
+          scale: Scale = None, scale_by: ScaleBy = None, mask: Mask = None, window: Window = None, heads: Heads = None,
+          padding: Padding = None, x: X = None, w_q: WQ = None, w_k: WK = None, w_v: WV = None,
+          explain: Explain = False) -> None:
+    _explained(explain, fmt, input_)
+    given = matrices(x, w_q, w_k, w_v)
+    distinct(_outputs(output), [file, *given.values()])
+    opts = output_options(fmt, precision, output=output, colour=colour, ascii_=ascii_)
+    tracing.flash(_env(), file, block, input_, opts, given, settings(scale, scale_by, mask, window, heads, padding),
+                  explain)
 
 
-@takes("name:experiment", "file", "fmt:experiment", "precision", "output", "colour", *EXPORTS)
-def experiment(**given: Any) -> None:
-    from attntrace.core import experiments
-    from attntrace.views.describe import shown_name
-    from attntrace.views.walkthrough import experiment_steps
-
-    g = Given(given)
-    if g.name not in experiments.NAMES:
-        raise typer.BadParameter(_('"{name}" is not one of {names}').format(name=g.name, names=", ".join(
+def experiment(name: ExperimentName, file: File = None, fmt: ExperimentFormat = None, precision: Precision = 4,
+               output: Output = None, colour: Colour = "auto", export_svg: ExportSvg = None,
+               export_html: ExportHtml = None, theme: Theme = "dark", ascii_: Ascii = False) -> None:
+    if name not in experiments.NAMES:
+        raise typer.BadParameter(_('"{name}" is not one of {names}').format(name=name, names=", ".join(
             experiments.NAMES)), param_hint="NAME")
-    distinct(g.outputs(), [g.file])
+    distinct(_outputs(output, export_svg, export_html), [file])
     env = _env()
-    problem = _problem(g.file, env, Given())
-    show(env, Document(experiment_steps(experiments.run(g.name, problem)), title=shown_name(problem.name)), g.opts())
+    problem = tracing.problem(file, env)
+    steps = experiment_steps(experiments.run(name, problem))
+    opts = output_options(fmt, precision, output=output, colour=colour, export_svg=export_svg,
+                          export_html=export_html, theme=theme, ascii_=ascii_)
+    show(env, Document(steps, title=shown_name(problem.name)), opts)
 
 
-@takes("file:validate", *MATRICES)
-def validate(**given: Any) -> None:
-    from attntrace.files.problemfile import origin
-    from attntrace.views.describe import describe
-
-    g = Given(given)
-    if g.file is None and not any(g.matrices().values()):
+def validate(file: FileAndW = None, x: X = None, w_q: WQ = None, w_k: WK = None, w_v: WV = None) -> None:
+    given = matrices(x, w_q, w_k, w_v)
+    if file is None and not any(given.values()):
         raise click.UsageError(_("missing FILE: give a problem file (- for stdin), or its matrices with --x"))
     env = _env()
-    env.write(describe(_problem(g.file, env, g), origin(g.file, g.matrices())))
+    env.write(describe(tracing.problem(file, env, given, settings()), origin(file, given)))
 
 
 def schema() -> None:
-    from attntrace.core.schema import schema as problem_schema
-    from attntrace.render.jsonform import dumps
+    from attntrace.render.jsonform import dumps  # orjson
 
     _env().write(dumps(problem_schema()))
 
 
-SIZES = ("tokens", "d_model", "d_k", "d_v", "heads:sizes", "init")
+def new(tokens: Tokens = 3, d_model: DModel = 4, d_k: DK = None, d_v: DV = None, heads: DrawnHeads = 1,
+        init: Init = "integers", seed: Seed = None, labels: Labels = None, kv_heads: KvHeads = None, rope: Rope = False,
+        alibi: Alibi = False, softcap: Softcap = None, sink: Sink = None, scale: DrawnScale = None,
+        output: Output = None) -> None:
+    from attntrace.render.jsonform import problem_to_dict  # orjson
 
-
-@takes(*SIZES, "seed:new", "labels", "kv_heads", "rope", "alibi", "softcap", "sink", "scale:drawn",
-       "output")
-def new(**given: Any) -> None:
-    from dataclasses import replace
-
-    from attntrace.core.generate import notes, random_problem
-    from attntrace.memory import fits_new
-    from attntrace.render.jsonform import problem_to_dict
-
-    g = Given(given)
-    names = None if g.labels is None else tuple(t.strip() for t in g.labels.split(","))
-    if names is not None and len(names) != g.tokens:
+    names = None if labels is None else tuple(t.strip() for t in labels.split(","))
+    if names is not None and len(names) != tokens:
         raise AttntraceError(ngettext("--labels gives {n} label but --tokens is {tokens}",
                                       "--labels gives {n} labels but --tokens is {tokens}", len(names)).format(
-                                          n=len(names), tokens=g.tokens), exit_code=2)
+                                          n=len(names), tokens=tokens), ExitStatus.USAGE)
     try:
-        problem = random_problem(n=g.tokens, d_model=g.d_model, d_k=g.d_k, d_v=g.d_v, heads=g.heads, init=g.init,
-                                 seed=g.seed, tokens=names, kv_heads=g.kv_heads, rope=g.rope, alibi=g.alibi,
-                                 softcap=g.softcap, sink=g.sink, fits=fits_new)
-    except AttntraceError as e:
-        raise AttntraceError(f"new: {_sizes_given()}{e}", exit_code=2) from None  # every size comes from an option
-    if g.scale is not None:
-        problem = replace(problem, scale=g.scale)
+        problem = random_problem(n=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init, seed=seed,
+                                 tokens=names, kv_heads=kv_heads, rope=rope, alibi=alibi, softcap=softcap, sink=sink,
+                                 fits=fits_new)
+    except AttntraceError as e:  # every size comes from an option
+        raise AttntraceError(f"new: {_sizes_given()}{e}", ExitStatus.USAGE) from None
+    if scale is not None:
+        problem = replace(problem, scale=scale)
     env = _env()
-    show(env, Document(data=problem_to_dict(problem)), OutputOptions(format="json", output=g.output))
-    for note in notes(problem, g.init):
+    show(env, Document(data=problem_to_dict(problem)), OutputOptions(format="json", output=output))
+    for note in notes(problem, init):
         env.message(_("note: {note}").format(note=note))
 
 
-@takes("paths", "problem", "precision:check", "tolerance", "rtol", "atol", "points", "follow_through", "fmt:check",
-       "gradescope", "gradebook", *PROBLEM)
-def check(**given: Any) -> None:
-    from attntrace.cli import checking
+def check(paths: Paths, problem: ProblemFile = None, precision: CheckPrecision = None, tolerance: Tolerance = None,
+          rtol: Rtol = None, atol: Atol = None, points: Points = None, follow_through: FollowThrough = True,
+          fmt: CheckFormat = "plain", gradescope: Gradescope = None, gradebook: Gradebook = None, scale: Scale = None,
+          scale_by: ScaleBy = None, mask: Mask = None, window: Window = None, heads: Heads = None,
+          padding: Padding = None) -> None:
+    from attntrace.cli import checking  # the homework room
 
     env = _env()
-    g = Given(given)
+    changes = settings(scale, scale_by, mask, window, heads, padding)
     with checking.trouble_is_2(env):
-        checking.check(env, g, lambda source: _problem(source, env, g))
+        rule = checking.rule(precision, tolerance, rtol, atol, follow_through, points)
+        checking.check(env, paths, problem, rule, fmt, gradescope, gradebook,
+                       lambda source: tracing.problem(source, env, {}, changes))
 
 
-@takes("file", "key", "input_:worksheet", "flash:worksheet", "decode:worksheet", "sinks", "precision:worksheet",
-       "fmt:worksheet", "output", *PROBLEM)
-def worksheet(**given: Any) -> None:
-    from attntrace.homework import flashsheet
+def worksheet(file: File = None, key: Key = False, input_: SheetInput = None, flash_block: SheetFlash = None,
+              decoding: SheetDecode = False, sinks: Sinks = 0, precision: SheetPrecision = 2,
+              fmt: SheetFormat = "markdown", output: Output = None, scale: Scale = None, scale_by: ScaleBy = None,
+              mask: Mask = None, window: Window = None, heads: Heads = None, padding: Padding = None) -> None:
+    from attntrace.homework import decodesheet, flashsheet  # the homework room
     from attntrace.homework.worksheet import document
 
-    g = Given(given)
-    distinct({"-o": g.output}, [g.file])
+    distinct({"-o": output}, [file])
     env = _env()
-    opts = OutputOptions(format=g.fmt, precision=g.precision, output=g.output)
-    if g.decode and (g.flash is not None or g.input_ is not None):
+    opts = OutputOptions(format=fmt, precision=precision, output=output)
+    if decoding and (flash_block is not None or input_ is not None):
         raise typer.BadParameter(_("--decode works every step; leave out --flash and --input"), param_hint="--decode")
-    if g.decode:
-        from attntrace.cli import decoding
-        from attntrace.homework import decodesheet
-
-        show(env, decodesheet.document(decoding.decodable(g.file, env, g.window, g.sinks), g.window, g.sinks, g.precision,
-                                       g.key), opts, blank_from=None if g.key else 0)
+    if decoding:
+        show(env, decodesheet.document(tracing.decodable(file, env, window, sinks), window, sinks, precision, key),
+             opts, blank_from=None if key else 0)
         return
-    t = tracing.traced(g.file, _problem(g.file, env, g), query=g.input_, carry_rounding=g.precision)
-    if g.flash is not None:
-        show(env, flashsheet.document(t, g.flash, g.precision, g.key), opts, blank_from=None if g.key else 0)
+    changes = settings(scale, scale_by, mask, window, heads, padding)
+    t = tracing.traced(file, tracing.problem(file, env, {}, changes), query=input_, carry_rounding=precision)
+    if flash_block is not None:
+        show(env, flashsheet.document(t, flash_block, precision, key), opts, blank_from=None if key else 0)
         return
-    show(env, document(t, g.precision, g.key), opts, blank_from=None if g.key else 3)
+    show(env, document(t, precision, key), opts, blank_from=None if key else 3)
 
 
-@takes("roster", "output:assign", "seed:assign", *SIZES, "mask:no-padding", "window", "scale:drawn", "precision:assign")
-def assign(**given: Any) -> None:
-    from attntrace.files import paths
-    from attntrace.homework.assign import Design, places, problem_for, read_roster
+def assign(roster: Roster, output: ClassFolder, seed: ClassSeed, tokens: Tokens = 3, d_model: DModel = 4,
+           d_k: DK = None, d_v: DV = None, heads: DrawnHeads = 1, init: Init = "integers", mask: UnpaddedMask = None,
+           window: Window = None, scale: DrawnScale = None, precision: ClassPrecision = 2) -> None:
+    from attntrace.homework.assign import Design, places, problem_for, read_roster  # the homework room
     from attntrace.homework.assign import assign as write_class
 
-    g = Given(given)
-    masks = settings(mask=g.mask)["mask"]
-    if g.window is not None and not masks:
+    masks = settings(mask=mask)["mask"]
+    if window is not None and not masks:
         masks = ("window",)
-    design = Design(tokens=g.tokens, d_model=g.d_model, d_k=g.d_k, d_v=g.d_v, heads=g.heads, init=g.init,
-                    mask=tuple(m for m in (masks or ()) if m != "none"), window=g.window, scale=g.scale,
-                    precision=g.precision)
-    if str(g.output) in ("", "."):
+    design = Design(tokens=tokens, d_model=d_model, d_k=d_k, d_v=d_v, heads=heads, init=init,
+                    mask=tuple(m for m in (masks or ()) if m != "none"), window=window, scale=scale, precision=precision)
+    if str(output) in ("", "."):
         raise typer.BadParameter(_("give the class folder to write, such as -o class"), param_hint="--output")
-    students = read_roster(g.roster)
+    students = read_roster(roster)
     try:
-        problem_for(design, g.seed, students[0])  # what the options ask for is refused as theirs, before a file is read
+        problem_for(design, seed, students[0])  # what the options ask for is refused as theirs, before a file is read
     except AttntraceError as e:
-        raise AttntraceError(f"assign: {_sizes_given()}{str(e).removeprefix('assign: ')}", exit_code=2) from None
-    paths.kind(g.output)  # a link loop is named as the folder given, before any of the paths inside it
-    distinct([("-o", path) for s in students for path in places(g.output, s).values()], [g.roster])
-    _env().message(write_class(students, g.output, design, g.seed).summary())
+        raise AttntraceError(f"assign: {_sizes_given()}{str(e).removeprefix('assign: ')}", ExitStatus.USAGE) from None
+    paths.kind(output)  # a link loop is named as the folder given, before any of the paths inside it
+    distinct([("-o", path) for s in students for path in places(output, s).values()], [roster])
+    _env().message(write_class(students, output, design, seed).summary())
 
 
-@takes("sentence", "layer", "head", "model:bert", *HEAD, "no_special:bert", *HEAD_SHOWN)
-def bert(**given: Any) -> None:
-    from attntrace.checkpoints.head import find
-
-    g = Given(given)
-    code = tracing.model_head(_env(), lambda: find(g.model, bert=True), "bert", g)
+def bert(sentence: Sentence, layer: Layer = 1, head: Head = 1, model: BertModel = None, input_: TokenInput = None,
+         extract: Extract = None, who: Who = False, all_heads: AllHeads = False, float64: Float64 = False,
+         explore_: Explore = False, no_special: BertNoSpecial = False, fmt: Format = None, precision: Precision = 4,
+         carry: Carry = False, pause: Pause = False, scale: ModelScale = None, scale_by: ScaleBy = None,
+         mask: UnpaddedMask = None, window: Window = None, output: Output = None, colour: Colour = "auto",
+         export_svg: ExportSvg = None, export_html: ExportHtml = None, theme: Theme = "dark",
+         ascii_: Ascii = False) -> None:
+    opts = output_options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_)
+    code = tracing.model(_env(), model, sentence, layer, head, opts, bert=True, query=input_, extract=extract, who=who,
+                         all_heads=all_heads, float64=float64, explore_=explore_, no_special=no_special,
+                         carry_rounding=rounding(carry, precision), settings=settings(scale, scale_by, mask, window),
+                         outputs=_outputs(output, export_svg, export_html))
     if code:
         raise typer.Exit(code)
 
 
-@takes("name:model", "sentence", "layer", "head", *HEAD, "no_special:model", *HEAD_SHOWN)
-def model(**given: Any) -> None:
-    from attntrace.checkpoints.head import find
-
-    g = Given(given)
-    code = tracing.model_head(_env(), lambda: find(g.name), None, g)
+def model(name: ModelName, sentence: Sentence, layer: Layer = 1, head: Head = 1, input_: TokenInput = None,
+          extract: Extract = None, who: Who = False, all_heads: AllHeads = False, float64: Float64 = False,
+          explore_: Explore = False, no_special: NoSpecial = False, fmt: Format = None, precision: Precision = 4,
+          carry: Carry = False, pause: Pause = False, scale: ModelScale = None, scale_by: ScaleBy = None,
+          mask: UnpaddedMask = None, window: Window = None, output: Output = None, colour: Colour = "auto",
+          export_svg: ExportSvg = None, export_html: ExportHtml = None, theme: Theme = "dark",
+          ascii_: Ascii = False) -> None:
+    opts = output_options(fmt, precision, pause, output, colour, export_svg, export_html, theme, ascii_)
+    code = tracing.model(_env(), name, sentence, layer, head, opts, query=input_, extract=extract, who=who,
+                         all_heads=all_heads, float64=float64, explore_=explore_, no_special=no_special,
+                         carry_rounding=rounding(carry, precision), settings=settings(scale, scale_by, mask, window),
+                         outputs=_outputs(output, export_svg, export_html))
     if code:
         raise typer.Exit(code)
 
 
-@takes("file:x", "input_:explore", "precision", "carry_rounding", *PROBLEM, *MATRICES, "ascii_")
-def explore(**given: Any) -> None:
-    from attntrace.files.problemfile import origin
-
-    g = Given(given)
+def explore(file: FileOrX = None, input_: ExploreInput = None, precision: Precision = 4, carry: Carry = False,
+            scale: Scale = None, scale_by: ScaleBy = None, mask: Mask = None, window: Window = None,
+            heads: Heads = None, padding: Padding = None, x: X = None, w_q: WQ = None, w_k: WK = None, w_v: WV = None,
+            ascii_: Ascii = False) -> None:
     env = _env()
-    tracing.need_terminal(env, "attntrace run" if g.file is None else f"attntrace run {g.file}")
-    problem = _problem(g.file, env, g)
-    stem = "attntrace" if g.file is None or g.file == "-" else Path(g.file).stem
-    code = tracing.explore(problem, g.precision, g.carry_rounding, g.input_, OutputOptions(ascii=g.ascii_).ascii_lines(),
-                           stem, origin(g.file, g.matrices()), opened=None if g.file in (None, "-") else Path(g.file))
+    tracing.need_terminal(env, "attntrace run" if file is None else f"attntrace run {file}")
+    given = matrices(x, w_q, w_k, w_v)
+    problem = tracing.problem(file, env, given, settings(scale, scale_by, mask, window, heads, padding))
+    stem = "attntrace" if file is None or file == "-" else Path(file).stem
+    code = tracing.explore(problem, precision, rounding(carry, precision), input_, OutputOptions(ascii=ascii_).ascii_lines(),
+                           stem, origin(file, given), opened=None if file in (None, "-") else Path(file))
     if code:
         raise typer.Exit(code)
 
 
-@takes("file", "window:decode", "sinks", "input_:decode", "fmt", "precision", "output", "colour", "ascii_", "explain")
-def decode(**given: Any) -> None:
-    from attntrace.cli.decoding import decode as decoding
-
-    g = Given(given)
-    explained(g)
-    distinct(g.outputs(), [g.file])
-    decoding(_env(), g.file, g.window, g.sinks, g.input_, g.opts(), g.explain)
+def decode(file: File = None, window: DecodeWindow = None, sinks: Sinks = 0, input_: DecodeInput = None,
+           fmt: Format = None, precision: Precision = 4, output: Output = None, colour: Colour = "auto",
+           ascii_: Ascii = False, explain: Explain = False) -> None:
+    _explained(explain, fmt, input_)
+    distinct(_outputs(output), [file])
+    opts = output_options(fmt, precision, output=output, colour=colour, ascii_=ascii_)
+    tracing.decode(_env(), file, window, sinks, input_, opts, explain)
 
 
 def described(command: click.Command) -> None:
     """each argument of the command with the help its declaration gives it (typer 0.25 sets it before click 8.5's
     Argument, which takes a help of its own, sets it back to None)"""
     function = globals().get(command.name or "")
-    signature = getattr(function, "__signature__", None)
+    hints = typing.get_type_hints(function, include_extras=True) if callable(function) else {}
     for param in command.params:
-        if isinstance(param, click.Argument) and getattr(param, "help", None) is None and signature is not None:
-            declared = signature.parameters.get(param.name or "")
-            info = getattr(getattr(declared, "annotation", None), "__metadata__", [None])[0]
+        if isinstance(param, click.Argument) and getattr(param, "help", None) is None:
+            info = getattr(hints.get(param.name or ""), "__metadata__", [None])[0]
             param.help = getattr(info, "help", None)  # type: ignore[attr-defined]
 
 

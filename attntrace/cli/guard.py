@@ -10,6 +10,7 @@ import sys
 
 from attntrace.cli.terminal import Environment
 from attntrace.errors import AttntraceError, ExitStatus, OutOfRange, Setting
+from attntrace.escape import visible
 from attntrace.language import _
 
 OPTIONS = {"query": "--input", "layer": "--layer", "head": "--head", "window": "--window", "sinks": "--sinks",
@@ -53,8 +54,6 @@ def worded(error: AttntraceError) -> str:
 
 
 def fail(env: Environment, message: str, code: int) -> int:
-    from attntrace.escape import visible
-
     env.message(f"attntrace: {visible(message)}")  # a message quoting a file's text is shown, never obeyed
     return code
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from gettext import gettext
 
 import click
 from rich.cells import cell_len
@@ -93,8 +94,6 @@ class HelpFormatter(click.HelpFormatter):
 
     def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
         if prefix is None:
-            from gettext import gettext
-
             prefix = gettext("Usage:")
             prefix += "" if prefix.endswith("：") else " "  # a full-width colon has its space in it
         if not _wide(prog, args, prefix):

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from attntrace.cli.terminal import Environment
+from attntrace import language
+from attntrace.cli.terminal import Environment, ascii_chosen
+from attntrace.files.forked import Segments
 from attntrace.render.document import Document, Style, json_pieces, render, stream
+from attntrace.views.text import width
 
 if TYPE_CHECKING:
-    from pathlib import Path
+    from pathlib import Path  # more than 2% of start-up, which a plain run does without
 
-    from attntrace.files.forked import Segments
-
-# the one list of the formats each command accepts (its --format choices); model, bert and step take run's
-FORMATS = {
+# the formats each command accepts (its --format choices); model, bert and step take run's
+ACCEPTED = {
     "run": ("table", "plain", "json", "csv", "markdown"),  # a trace: its steps, or its JSON form
     "explain": ("table", "plain", "markdown"),  # words and tables to read: no JSON or CSV form
     "experiment": ("table", "plain", "csv", "markdown"),  # steps with no JSON form
@@ -42,11 +45,6 @@ class OutputOptions:
         """ASCII lines and bars: when asked for, and by default in Chinese, whose terminals often draw box lines, ·, ×
         and bar glyphs two columns wide (East Asian "ambiguous" width); ATTNTRACE_ASCII (1 or 0, yes or no...) settles it
         in any language"""
-        import os
-
-        from attntrace import language
-        from attntrace.cli.terminal import ascii_chosen
-
         chosen = ascii_chosen(os.environ)
         return self.ascii or chosen is True or chosen is None and language.current() != "en"
 
@@ -75,8 +73,6 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
         return
     text: Iterable[str] | Segments
     if fmt == "json":  # blocks of rows formatted as they are written, on two cores where that pays
-        from attntrace.files.forked import Segments
-
         text = Segments.of(json_pieces(document))
     else:
         text = stream(document, fmt, style)  # CSV a block of rows at a time, never the whole text at once
@@ -94,7 +90,7 @@ def show(env: Environment, document: Document, opts: OutputOptions, blank_from: 
 
 
 def _write_files(files: Mapping[Path, str | Iterable[str] | Segments]) -> None:
-    """the files asked for, if any (the file writer, and pathlib, are imported only then)"""
+    """the files asked for, if any (the file writer is imported only then)"""
     if files:
         from attntrace.files.written import write_files
 
@@ -128,10 +124,6 @@ def _screens(page: str, rows: int, columns: int) -> list[tuple[str, bool]]:
     """a step's text in screens of at most rows rows of a terminal columns wide (the pause prompt takes one more), each
     ending at a blank line where one falls in its second half, so that a table is rarely cut; and whether the step goes
     on after each"""
-    import re
-
-    from attntrace.views.text import width
-
     lines = page.splitlines(keepends=True)
     seen = [re.sub(r"\x1b\[[0-9;]*m", "", line).rstrip("\n") for line in lines]  # as the terminal shows it
     sizes = [max(1, -(-width(line) // columns)) for line in seen]  # a line wider than the terminal takes more rows

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from attntrace.cli import tracing
+from attntrace.cli.output import ACCEPTED, OutputOptions
 from attntrace.cli.terminal import Environment
 from attntrace.core.arithmetic import MAX_PRECISION
+from attntrace.errors import ExitStatus
 
 OPTIONS = {"--format": "format", "-f": "format", "--precision": "precision", "-p": "precision", "--input": "input",
            "-i": "input"}
@@ -31,10 +34,8 @@ def recognise(argv: Sequence[str]) -> Callable[[Environment], int] | None:
             file = word
         else:
             return None
-    from attntrace.cli.output import FORMATS
-
     fmt, precision, query = given.get("format"), given.get("precision", "4"), given.get("input")
-    if (fmt is not None and fmt not in FORMATS["run"]) or not _whole(precision) or int(precision) > MAX_PRECISION:
+    if (fmt is not None and fmt not in ACCEPTED["run"]) or not _whole(precision) or int(precision) > MAX_PRECISION:
         return None
     if command == "run" and query is None:
         return lambda env: _traced(env, file, None, fmt, int(precision))
@@ -49,11 +50,8 @@ def _whole(text: str) -> bool:
 
 def _traced(env: Environment, file: str | None, query: int | None, fmt: str | None, precision: int) -> int:
     """run (query None) or step --input query, as typer's reading of the same line calls them"""
-    from attntrace.cli import tracing
-    from attntrace.cli.output import OutputOptions
-
     if query is None:
         tracing.run(env, file, OutputOptions(fmt, precision))
     else:
         tracing.step(env, file, query, OutputOptions(fmt, precision))
-    return 0
+    return ExitStatus.SUCCESS

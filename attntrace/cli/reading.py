@@ -9,16 +9,15 @@ import click
 import typer
 
 from attntrace.cli.clickwords import Choices, joined, sentences, worded
+from attntrace.cli.commands import COMMANDS, app, build, described
 from attntrace.cli.guard import fail
 from attntrace.cli.terminal import Environment
 from attntrace.errors import ExitStatus
-from attntrace.language import N_, _
+from attntrace.language import LANGUAGES, N_, _, current
 
 
 def read(argv: list[str], env: Environment) -> int:
     """typer's reading of the line; click's own exits and usage errors as exit statuses"""
-    from attntrace.cli.commands import COMMANDS, app, build, described
-
     try:
         chosen = build(argv[:1]) if argv[:1] and argv[0] in COMMANDS else app  # building one command is 15x quicker
         command = typer.main.get_command(chosen)
@@ -49,8 +48,6 @@ def read(argv: list[str], env: Environment) -> int:
 
 def lang_option() -> click.Option:
     """--lang on every command; cli.main has already read it (before anything is written), so it is only checked here"""
-    from attntrace.language import LANGUAGES
-
     return click.Option(["--lang"], type=Choices(LANGUAGES), expose_value=False, help=N_(
         "Language of what is written for a person (data is the same in every language): en, zh (Simplified Chinese) "
         "or zh-TW (Traditional Chinese); by default from ATTNTRACE_LANG, LC_ALL, LC_MESSAGES or LANG."))
@@ -60,8 +57,6 @@ def _translate_help(command: click.Command) -> None:
     """the help of a command and of its options in the chosen language: each text is written
     in English (marked with N_ for the catalogue) and looked up here, when the command line is read, whatever the
     language was at import"""
-    from attntrace.language import current
-
     if current() == "en":
         return
     for name in ("help", "short_help", "epilog"):

@@ -341,7 +341,7 @@ def test_heatmap_shades_grow_from_grey_to_blue_whatever_the_background():
 
 
 def test_each_commands_format_choices_are_formats_the_output_seam_has():
-    from attntrace.cli.output import FORMATS as ACCEPTED
+    from attntrace.cli.output import ACCEPTED
     from attntrace.render.document import FORMATS
 
     for choices in ACCEPTED.values():

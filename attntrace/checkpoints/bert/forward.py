@@ -10,7 +10,7 @@ import numpy as np
 from attntrace.checkpoints.attend import Layer, attend_projected
 from attntrace.checkpoints.jsonfile import shown
 from attntrace.checkpoints.layers import activation, layer_norm
-from attntrace.checkpoints.model import Dims, Model
+from attntrace.checkpoints.model import Model, Shape
 from attntrace.checkpoints.tokenize import Encoding
 from attntrace.core.masks import Padding
 from attntrace.core.problem import Problem
@@ -38,9 +38,9 @@ class Bert(Model):
             raise AttntraceError(_("{file}: num_attention_heads = {heads} does not divide hidden_size = {hidden}").format(
                 file=self.directory / "config.json", heads=shown(self.heads), hidden=self.hidden))
 
-    def shapes(self) -> dict[str, Dims]:
+    def shapes(self) -> dict[str, Shape]:
         hidden, inner = ("hidden_size", self.hidden), ("intermediate_size", self.count("intermediate_size"))
-        shapes: dict[str, Dims] = {
+        shapes: dict[str, Shape] = {
             "embeddings.word_embeddings.weight": (("vocab_size", self.size("vocab_size")), hidden),
             "embeddings.position_embeddings.weight": (("max_position_embeddings", self.positions), hidden),
             "embeddings.token_type_embeddings.weight": (("type_vocab_size", self.size("type_vocab_size")), hidden),
