@@ -2,6 +2,9 @@
 
 from collections.abc import Mapping
 from enum import IntEnum
+from numbers import Integral
+
+from attntrace.language import N_, _
 
 
 class ExitStatus(IntEnum):
@@ -14,7 +17,7 @@ class ExitStatus(IntEnum):
 class AttntraceError(Exception):
     """a problem the user can fix, said in one line; exit code 1 unless told otherwise"""
 
-    def __init__(self, message: str, exit_code: int = 1) -> None:
+    def __init__(self, message: str, exit_code: int = ExitStatus.ERROR) -> None:
         super().__init__(message)
         self.exit_code = exit_code
 
@@ -24,15 +27,11 @@ class OutOfRange(AttntraceError):
     name and whose are N_-marked English, translated when said (name stays English: the command line looks it up)"""
 
     def __init__(self, name: str, value: int, top: int, whose: str) -> None:
-        from attntrace.language import _
-
         super().__init__(_("{name} {value} is out of range; {whose} 1 to {top}").format(
             name=_(name), value=value, whose=_(whose), top=top))
         self.name, self.value, self.top, self.whose = name, value, top, whose
 
     def as_option(self, option: str) -> str:
-        from attntrace.language import _
-
         return _("{name} {value} is out of range; {whose} 1 to {top}").format(
             name=option, value=self.value, whose=_(self.whose), top=self.top)
 
@@ -43,7 +42,7 @@ class Setting(AttntraceError):
     setting's value as text (None: the setting alone; "W": a value to choose); values fill the other placeholders (a
     Setting among them worded as this one is). Exit code 2, a usage error, unless told."""
 
-    def __init__(self, message: str, settings: Mapping[str, tuple[str, str | None]], exit_code: int = 2,
+    def __init__(self, message: str, settings: Mapping[str, tuple[str, str | None]], exit_code: int = ExitStatus.USAGE,
                  **values: object) -> None:
         self.message, self.settings, self.values = message, dict(settings), values
         super().__init__(self.worded({}), exit_code)
@@ -51,8 +50,6 @@ class Setting(AttntraceError):
     def worded(self, options: Mapping[str, str]) -> str:
         """the message with the command line's options for the settings it has (--window 0), the others as Python
         arguments (window=0)"""
-        from attntrace.language import _
-
         def say(name: str, text: str | None) -> str:
             if name not in options:
                 return name if text is None else f"{name}={text}"
@@ -65,16 +62,12 @@ class Setting(AttntraceError):
 def whole(name: str, value: object, least: int | None = None) -> int | None:
     """a whole number the caller gave (an int or a numpy integer, never a bool) as an int, at least `least`; None stays
     None; anything else a Setting error naming it"""
-    from numbers import Integral
-
     if value is None:
         return None
     if isinstance(value, Integral) and not isinstance(value, bool):
         number = int(value)
         if least is None or number >= least:
             return number
-    from attntrace.language import N_
-
     if least is None:
         raise Setting(N_("{setting} must be a whole number"), {"setting": (name, repr(value))})
     raise Setting(N_("{setting} must be a whole number of at least {least}"), {"setting": (name, repr(value))},

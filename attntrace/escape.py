@@ -2,11 +2,12 @@
 
 Every renderer passes each text it did not write itself (a token, a problem's name, a title or note quoting them)
 through one of these: `visible` for plain text and rich tables (and so the SVG and HTML exports), `markdown` for
-markdown, `spreadsheet` for a CSV cell and `comment` for a CSV title or note line.
+markdown, `spreadsheet` for a CSV cell and `comment` for a CSV title or note line; `quoted` for a message.
 """
 
 from __future__ import annotations
 
+import csv
 import re
 
 # C0 and C1 controls (tab and newline included: a label is one line), the bidi marks, embeddings, overrides and isolates,
@@ -38,6 +39,12 @@ def visible(text: str) -> str:
                   f"\\u{ord(m[0]):04x}", text)
 
 
+def quoted(text: str, limit: int = 30) -> str:
+    """text quoted for a message: at most limit characters, control characters and lone surrogates as escapes"""
+    cut = text if len(text) <= limit else text[:limit] + "…"
+    return f'"{visible(cut)}"'
+
+
 def markdown(text: str) -> str:
     """text for a markdown line or table cell: visible, with \\ and | escaped and <, > and & as entities (never HTML)"""
     return visible(text).translate(_MARKDOWN)
@@ -59,8 +66,6 @@ def comment(text: str) -> str:
     """a CSV line "# text" (a title or a note): as it is, unless a spreadsheet would find a formula cell in it (after a
     comma, say) or a quote opening a cell that would run on into the next lines; then quoted as one cell, which
     starts with # and so is never a formula"""
-    import csv  # only CSV output needs it
-
     line = "# " + visible(text)
     fields = next(csv.reader([line]))
     if ',"' not in line and not any(map(_runs, fields)):  # a quote right after a comma opens a quoted cell

@@ -1,23 +1,18 @@
 """The language attntrace writes to a person in: English, or Simplified (zh) or Traditional (zh-TW) Chinese from the
 gettext catalogues in attntrace/locale (attntrace's own messages read each as the Python module scripts/catalogue.py
-writes beside the .mo, click's and typer's through gettext).
+writes beside the .mo, click's and typer's through gettext); which one a command line asks for is choosing.py's.
 
-Chosen by --lang, then ATTNTRACE_LANG, then the locale (LC_ALL, LC_MESSAGES, LANG): zh_TW, zh_HK, zh_MO and zh_Hant*
-are Traditional, any other zh* Simplified. Only text for a person goes through here: JSON, CSV, Gradescope and problem
-files are the same in every language.
+Only text for a person goes through here: JSON, CSV, Gradescope and problem files are the same in every language.
 """
 
 from __future__ import annotations
 
+import gettext
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
-
-from attntrace.errors import AttntraceError
-
-if TYPE_CHECKING:
-    from types import ModuleType
+from importlib import import_module
+from types import ModuleType
 
 DOMAIN = "attntrace"
 LANGUAGES = ("en", "zh", "zh-TW")
@@ -25,76 +20,11 @@ LOCALES = {"zh": "zh_CN", "zh-TW": "zh_TW"}  # the catalogue each language reads
 # the words of sheets printed before the Simplified catalogue was reworded: never chosen, only read back by check
 EARLIER = "zh-earlier"
 PRINTED = (*LANGUAGES, EARLIER)  # every language a printed worksheet may be in
-TRADITIONAL = {"hant", "tw", "hk", "mo"}  # the script or regions of a zh locale that read Traditional characters
 FOLDER = os.path.join(os.path.dirname(__file__), "locale")
 
-_translation: _Catalogue | None = None  # None: English, as written, with gettext never imported
+_translation: _Catalogue | None = None  # None: English, as written
 _current = "en"
 _LANGUAGE = os.environ.get("LANGUAGE")  # the user's own, given back when English is chosen again
-
-
-def from_locale(environ: Mapping[str, str]) -> str:
-    """the language of the environment: ATTNTRACE_LANG, else the first of LC_ALL, LC_MESSAGES, LANG that is set"""
-    wanted = environ.get("ATTNTRACE_LANG", "").strip()
-    if wanted:
-        return checked(wanted, "ATTNTRACE_LANG")
-    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = environ.get(name, "")
-        if value:
-            return known(value) or "en"
-    return "en"
-
-
-def known(value: str) -> str | None:
-    """a language code or locale as given (en, en_US.UTF-8, zh, zh_CN, zh-Hans, zh-TW, zh_HK.Big5, zh_Hant_TW...) as
-    one of LANGUAGES: Traditional for Taiwan, Hong Kong, Macao or the Hant script, unless Hans is named; None when it
-    is none of them"""
-    parts = value.strip().lower().replace("-", "_").split(".")[0].split("@")[0].split("_")
-    if parts[0] == "en":
-        return "en"
-    if parts[0] != "zh":
-        return None
-    return "zh-TW" if "hans" not in parts and TRADITIONAL.intersection(parts) else "zh"
-
-
-def checked(value: str, where: str) -> str:
-    """a language code as given as one of LANGUAGES; anything else a usage error"""
-    language = known(value)
-    if language is None:
-        raise AttntraceError(f"{where} {value}: the languages are {', '.join(LANGUAGES[:-1])} and {LANGUAGES[-1]}",
-                             exit_code=2)
-    return language
-
-
-def from_arguments(argv: Sequence[str], environ: Mapping[str, str]) -> str:
-    """the language a command line asks for: its --lang (before any --), else the environment's; a --lang that is
-    none of the languages is left to the command line to refuse"""
-    for i, word in enumerate(argv):
-        if word == "--":
-            break
-        value = argv[i + 1] if word == "--lang" and i + 1 < len(argv) else word[7:] if word.startswith("--lang=") else None
-        language = None if value is None else known(value)
-        if language is not None:
-            return language
-    return from_locale(environ)
-
-
-def without_option(argv: Sequence[str]) -> list[str]:
-    """argv without its --lang option (before any --), when its value is a language: what is left for the command
-    itself (a --lang of another value stays, for the command line to refuse)"""
-    out: list[str] = []
-    words = iter(argv)
-    for word in words:
-        if word == "--":
-            out.append(word)
-            out.extend(words)
-        elif word == "--lang":
-            value = next(words, None)
-            if value is None or known(value) is None:
-                out.extend([word] if value is None else [word, value])
-        elif not (word.startswith("--lang=") and known(word[7:])):
-            out.append(word)
-    return out
 
 
 def use(language: str) -> None:
@@ -102,9 +32,6 @@ def use(language: str) -> None:
     global _translation, _current
     if language == _current:
         return
-    import gettext
-    from importlib import import_module
-
     _current = language
     if language == "en":
         _translation = None

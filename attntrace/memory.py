@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import os
 
+from attntrace.core.flash import default_block
 from attntrace.core.problem import Problem, dims
 from attntrace.errors import AttntraceError, Setting
 from attntrace.language import N_, _
@@ -85,10 +87,6 @@ def flash_bytes(states: int, d_v: int, json: bool) -> int:
 def check_flash(problem: Problem, query: int | None, block: int | None, json: bool = False) -> None:
     """refuse up front an online softmax of problem (every query, or one) in blocks of `block` keys that would write
     more block states as JSON than JSON_BLOCKS, or not fit in memory beside its trace; naming what helps"""
-    import math
-
-    from attntrace.core.flash import default_block
-
     d = dims(problem)
     n_q = d.n if query is None else 1
     block = default_block(d.m) if block is None else block
@@ -114,8 +112,6 @@ def check_flash(problem: Problem, query: int | None, block: int | None, json: bo
 def _smaller(queries: bool, m: int, rows: int, most: int) -> Setting:
     """what makes an online softmax of m keys, rows (heads · queries) a block, hold no more than `most` block states:
     one query (when there are more), or a block size large enough, if one is"""
-    import math
-
     blocks = most // rows
     block = {"block": ("block", str(math.ceil(m / blocks)))} if blocks >= 1 else {}  # as typed: no commas
     one = {"query": ("query", "N")}

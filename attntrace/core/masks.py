@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from difflib import get_close_matches
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from attntrace.errors import AttntraceError, said
-from attntrace.language import _
+from attntrace.language import _, ngettext
+from attntrace.words import counted
 
 
 class Mask(Protocol):
@@ -77,8 +79,6 @@ class Padding:
 
     def allowed(self, rows: np.ndarray, m: int) -> np.ndarray:
         if len(self.flags) != m:
-            from attntrace.core.problem import padding_mismatch
-
             raise AttntraceError(padding_mismatch(len(self.flags), m))
         return np.broadcast_to(~np.asarray(self.flags, dtype=bool)[None, :], (len(rows), m))
 
@@ -145,6 +145,12 @@ def order(masks: Iterable[Mask]) -> tuple[Mask, ...]:
     return tuple(sorted(by_kind.values(), key=lambda m: list(KINDS).index(m.name) if m.name in KINDS else len(KINDS)))
 
 
+def padding_mismatch(flags: int, m: int) -> str:
+    """padding of `flags` values for m keys, said with both counts"""
+    return ngettext("padding has {values} but there is {n} key", "padding has {values} but there are {n} keys",
+                    m).format(values=counted(flags, "value"), n=f"{m:,}")
+
+
 def allowed(masks: tuple[Mask, ...], rows: np.ndarray, m: int) -> np.ndarray | None:
     """[len(rows), m] True where query row i may attend to key j; None when nothing is masked"""
     if not masks:
@@ -156,8 +162,6 @@ def allowed(masks: tuple[Mask, ...], rows: np.ndarray, m: int) -> np.ndarray | N
 
 
 def unknown(name: str) -> str:
-    from difflib import get_close_matches  # only on this error path: it costs start-up time
-
     guess = get_close_matches(name, list(KINDS), n=1)
     if guess:
         return _('unknown mask "{name}"; did you mean "{guess}"?').format(name=name, guess=guess[0])

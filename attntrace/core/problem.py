@@ -5,20 +5,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
+from attntrace.core.masks import Mask, Padding, Window, coerce, padding_mismatch
+from attntrace.core.variants import Rope, coerce_rope
 from attntrace.errors import AttntraceError, said
 from attntrace.language import N_, _, ngettext
 from attntrace.words import counted
 
-if TYPE_CHECKING:
-    from attntrace.core.masks import Mask
-    from attntrace.core.variants import Rope
-
-MATRICES = ("x", "w_q", "w_k", "w_v", "source", "w_o")
-BIASES = ("b_q", "b_k", "b_v", "b_o")
+MATRICES = ("x", "w_q", "w_k", "w_v", "source", "w_o")  # a problem's matrices (2-D), as its file names them
+BIASES = ("b_q", "b_k", "b_v", "b_o")  # and its biases (1-D)
 MAX_LABEL = 200  # characters in a token label: a word or a short phrase (a longer one is a mistake, and fills every table)
 MAX_NAME = 1000  # characters in a problem's name
 
@@ -60,13 +58,9 @@ class Problem:
             object.__setattr__(self, key, _array(getattr(self, key), key, 2))
         for key in BIASES:
             object.__setattr__(self, key, _array(getattr(self, key), key, 1))
-        if not (isinstance(self.mask, tuple) and not self.mask):  # masks and variants are imported only when set
-            from attntrace.core import masks
-
-            object.__setattr__(self, "mask", masks.coerce(self.mask))
+        if not (isinstance(self.mask, tuple) and not self.mask):
+            object.__setattr__(self, "mask", coerce(self.mask))
         if self.rope is not None:
-            from attntrace.core.variants import coerce_rope
-
             object.__setattr__(self, "rope", coerce_rope(self.rope))
         for key in ("heads", "kv_heads"):
             if isinstance(getattr(self, key), np.integer):
@@ -94,16 +88,12 @@ class Problem:
     def window(self) -> int | None:
         if not self.mask:
             return None
-        from attntrace.core.masks import Window
-
         return next((int(m.size) for m in self.mask if isinstance(m, Window)), None)
 
     @property
     def padding(self) -> tuple[bool, ...] | None:
         if not self.mask:
             return None
-        from attntrace.core.masks import Padding
-
         return next((m.flags for m in self.mask if isinstance(m, Padding)), None)
 
     @cached_property  # asked for by every table of a trace: made once
@@ -360,12 +350,6 @@ def _check_settings(problem: Problem, n: int, m: int) -> None:
         if len(problem.source_tokens) != m:
             raise AttntraceError(_("source_tokens has {labels} but source has {rows}").format(
                 labels=counted(len(problem.source_tokens), "label"), rows=counted(m, "row")))
-
-
-def padding_mismatch(flags: int, m: int) -> str:
-    """padding of `flags` values for m keys, said with both counts"""
-    return ngettext("padding has {values} but there is {n} key", "padding has {values} but there are {n} keys",
-                    m).format(values=counted(flags, "value"), n=f"{m:,}")
 
 
 EXAMPLE = N_("worked example")  # the built-in example's name: data, as every problem's; shown in the chosen language

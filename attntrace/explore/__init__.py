@@ -1,2 +1,3 @@
-"""`attntrace explore`: the state of an exploration (state.py, no screen) and the Textual screen that shows it (app.py).
-Only app.py imports Textual, and only this command imports app.py."""
+"""The explorer (`attntrace explore`, `model --explore`): the state of an exploration (state.py, no screen), its steps
+drawn a line at a time (drawing.py), and the Textual app that shows it (app.py, and the screen, panes, keys and dialogs
+it is made of)."""

@@ -16,14 +16,19 @@ import numpy as np
 from attntrace.core import masks
 from attntrace.core.arithmetic import MAX_PRECISION
 from attntrace.core.attention import softmax
+from attntrace.core.decode import decode
 from attntrace.core.engine import trace
+from attntrace.core.flash import flash
 from attntrace.core.problem import Problem
 from attntrace.core.trace import Trace
 from attntrace.errors import AttntraceError, OutOfRange
 from attntrace.language import N_, _, ngettext
 from attntrace.memory import check_trace
+from attntrace.render.jsonform import dumps, problem_to_dict
 from attntrace.render.layout import shown
 from attntrace.views.explain import angle_words, explain_steps, fixed, head_words, output_cell
+from attntrace.views.explain_decode import explain_decode_steps
+from attntrace.views.explain_flash import explain_flash_steps
 from attntrace.views.page import Block, Note, Step
 from attntrace.views.walkthrough import run_steps, step_steps
 
@@ -384,17 +389,11 @@ class Session:
 
     def _decoded(self, p: Problem, position: int, precision: int) -> list[Step]:
         """decode --explain's pages for a position (from 1)"""
-        from attntrace.core.decode import decode
-        from attntrace.views.explain_decode import explain_decode_steps
-
         return self._cached(("decode", id(p), position, precision), p,  # type: ignore[no-any-return]
                             lambda: explain_decode_steps(decode(p, position=position), precision))
 
     def _flashed(self, p: Problem, query: int, precision: int) -> list[Step]:
         """flash --explain's pages for an input (from 1): the legend, each block, the sink if any, O / ℓ"""
-        from attntrace.core.flash import flash
-        from attntrace.views.explain_flash import explain_flash_steps
-
         return self._cached(("flash", id(p), query, precision), p,  # type: ignore[no-any-return]
                             lambda: explain_flash_steps(flash(self._traced(p, query, None)), precision))
 
@@ -516,8 +515,6 @@ class Session:
 
     def problem_text(self) -> str:
         """the problem as it stands, as a problem file"""
-        from attntrace.render.jsonform import dumps, problem_to_dict
-
         return dumps(problem_to_dict(self.problem))
 
 

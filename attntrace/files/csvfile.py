@@ -9,8 +9,8 @@ import re
 import numpy as np
 
 from attntrace.errors import AttntraceError
-from attntrace.escape import visible
-from attntrace.files.values import array, quoted
+from attntrace.escape import quoted, visible
+from attntrace.files.values import array
 from attntrace.language import N_, _
 from attntrace.words import counted
 

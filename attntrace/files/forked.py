@@ -13,6 +13,7 @@ for the child before it returns, and stops it (SIGTERM) when anything fails on i
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import sys
@@ -155,8 +156,6 @@ def _restore(handler: Any) -> None:
 
 def _end_with(parent: int) -> None:
     """this process ends (SIGTERM) when its parent does, even by os._exit or a signal (Linux's PR_SET_PDEATHSIG)"""
-    import ctypes
-
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1: PR_SET_PDEATHSIG
     if os.getppid() != parent:  # the parent ended before it was asked
         os._exit(1)

@@ -6,22 +6,16 @@ import json
 import re
 from collections.abc import Callable
 from functools import cache
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attntrace.errors import AttntraceError
+from attntrace.escape import quoted
+from attntrace.files.text import character_name, read_text, status
+from attntrace.files.values import Literal
 from attntrace.language import _
 
-
-class Literal:
-    """NaN, Infinity or -Infinity where a number belongs, kept so that the cell holding it can be named"""
-
-    def __init__(self, word: str) -> None:
-        self.word = word
-
-    def __repr__(self) -> str:
-        return self.word
-
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _LONGEST_INT = 100  # digits: a longer integer is read as the float it becomes anyway (inf past 1e308), never as an int
 
@@ -73,8 +67,6 @@ def _mistake(text: str, e: json.JSONDecodeError) -> tuple[int, str]:
         return at, _("{quote} is a curly quote; JSON puts strings and keys in straight double quotes (\")").format(
             quote=rest[0])
     if rest[:1] and not rest[0].isascii() and msg.startswith(("Expecting", "Extra data")):
-        from attntrace.files.text import character_name
-
         return at, _("{code} ({name}) where JSON reads only ASCII between values: delete it, or write it in "
                      "ASCII").format(code=f"U+{ord(rest[0]):04X}", name=character_name(rest[0]))
     python = next((word for word in ("True", "False", "None") if rest.startswith(word)), None)
@@ -97,7 +89,7 @@ def _mistake(text: str, e: json.JSONDecodeError) -> tuple[int, str]:
         while end < len(text) and text[end] in _NUMBERISH:
             end += 1
         return start, _("{number} is not a JSON number; write numbers such as 16, 0.5, -1 or 1e-3 (no hex, no "
-                        "leading zero, a digit after the point)").format(number=_quoted(text[start:end]))
+                        "leading zero, a digit after the point)").format(number=quoted(text[start:end]))
     if msg == "Expecting ',' delimiter":
         return at, _("expected a comma (or the closing bracket) after the value before it")
     if msg == "Expecting ':' delimiter":
@@ -131,7 +123,7 @@ def _fast(text: str) -> Any:
     """
     if not _orjson_reads_exactly():
         return _UNSURE
-    import orjson
+    import orjson  # optional, and a heavy import: only for a big file
 
     digits = text.translate(_DIGITS_AS_ZEROS)
     long_integer = digits.count(_LONG_RUN) != digits.count("d" + _LONG_RUN)
@@ -208,7 +200,7 @@ def _by_members(text: str, member: Callable[[str, Any], Any]) -> Any:
 def _orjson_reads_exactly() -> bool:
     """whether orjson is there and reads numbers hard to round as Python does (checked once)"""
     try:
-        import orjson
+        import orjson  # optional, and a heavy import: only for a big file
     except ImportError:
         return False
     hard = ["2.4703282292062328e-324", "2.2250738585072011e-308", "1.7976931348623157e308", "9007199254740993", "1e23",
@@ -246,8 +238,6 @@ _SCALARS = {int, float, bool, type(None)}
 
 def settings(path: Path, example: str, literals: bool = False) -> dict[str, Any]:
     """a directory's optional settings file: a JSON object, or nothing when the file is absent"""
-    from attntrace.files.text import read_text, status
-
     if status(path) == "missing":
         return {}
     parsed = parse(read_text(path), str(path), literals)
@@ -270,7 +260,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     seen: dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:
-            raise _Bad(_("key {key} appears twice; keep one").format(key=_quoted(key)))
+            raise _Bad(_("key {key} appears twice; keep one").format(key=quoted(key)))
         seen[key] = value
     return seen
 
@@ -278,8 +268,3 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _no_constant(word: str) -> float:
     raise _Bad(_("{word} is not a number attntrace accepts; give a finite value").format(word=word))
 
-
-def _quoted(text: str) -> str:
-    from attntrace.files.values import quoted
-
-    return quoted(text)

@@ -13,8 +13,9 @@ import numpy as np
 from numpy.lib import format as npy_format
 
 from attntrace.errors import AttntraceError
-from attntrace.escape import visible
-from attntrace.files.text import amount, max_bytes, read_bytes, too_big
+from attntrace.escape import quoted, visible
+from attntrace.files.cap import amount, max_bytes, too_big
+from attntrace.files.text import read_bytes
 from attntrace.language import _
 
 _NPY_MAGIC = b"\x93NUMPY"
@@ -56,11 +57,11 @@ def load_npz(path: str) -> dict[str, Any]:
             name = member.filename
             if not name.endswith(".npy"):
                 raise AttntraceError(_("{path}: {name} is not an array; an .npz holds .npy arrays (numpy.savez)").format(
-                    path=path, name=_shown(name)))
+                    path=path, name=quoted(name, 40)))
             key = name[: -len(".npy")]
             if key in out:
                 raise AttntraceError(_("{path}: the array {name} appears twice; keep one").format(
-                    path=path, name=_shown(key)))
+                    path=path, name=quoted(key, 40)))
             where = f"{path}: {visible(key[:40])}"
             try:
                 with archive.open(member) as stream:
@@ -133,10 +134,4 @@ def _value(a: np.ndarray) -> Any:
 
 def _said(e: BaseException) -> str:
     text = str(e).split("\n", 1)[0] or type(e).__name__
-    return _shown(text, 120)[1:-1]
-
-
-def _shown(text: str, limit: int = 40) -> str:
-    from attntrace.files.values import quoted
-
-    return quoted(text, limit)
+    return quoted(text, 120)[1:-1]

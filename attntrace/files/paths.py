@@ -6,10 +6,14 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from attntrace.errors import AttntraceError
+from attntrace.files.cap import max_bytes, too_big
 from attntrace.language import N_, _
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _loop(path: str | Path) -> AttntraceError:
@@ -23,6 +27,8 @@ def _nul(path: str | Path) -> AttntraceError:
 
 def resolved(path: str | Path) -> Path:
     """the absolute path with every symbolic link followed; a loop is one clear error"""
+    from pathlib import Path  # pathlib costs more than 2% of start-up: only where a path is resolved
+
     try:
         return Path(path).resolve()
     except RuntimeError:  # Python before 3.13 says "Symlink loop from ..."
@@ -71,8 +77,6 @@ def regular_file(path: str | Path, what: str = N_("a file")) -> int:
     """the size of a regular file that is no bigger than the size cap, before it is handed to a library that would
     read it whole (or block on a FIFO, or read a device forever); anything else is one clear error (what: N_-marked,
     said with _())"""
-    from attntrace.files.text import max_bytes, too_big
-
     found = kind(path)
     if found == "missing":
         raise AttntraceError(_("{path}: no such file").format(path=path))

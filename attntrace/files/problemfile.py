@@ -5,25 +5,30 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import replace
+from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from attntrace.core.problem import MAX_NAME, Problem, example, problem_error
+from attntrace.core import masks
+from attntrace.core.masks import Mask
+from attntrace.core.problem import BIASES, MATRICES, MAX_NAME, Problem, example, problem_error
+from attntrace.core.trace import FORMAT
 from attntrace.errors import AttntraceError
+from attntrace.escape import quoted
+from attntrace.files import values
 from attntrace.files.text import read_text, status
+from attntrace.files.values import Literal
 from attntrace.language import _
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from attntrace.core.masks import Mask
-
-MATRIX_KEYS = ("x", "w_q", "w_k", "w_v", "source", "w_o")
-BIAS_KEYS = ("b_q", "b_k", "b_v", "b_o")
+# pathlib and the readers of JSON, CSV and NumPy files are imported only when a file is read: the built-in example
+# needs none, and together they cost more than 2% of start-up
 SETTING_KEYS = ("heads", "kv_heads", "scale", "mask", "window", "padding", "rope", "alibi", "softcap", "sink", "layout",
                 "tokens", "source_tokens", "name")
-KEYS = MATRIX_KEYS + BIAS_KEYS + SETTING_KEYS
+KEYS = MATRICES + BIASES + SETTING_KEYS
 LAYOUTS = ("x_w", "torch")
 
 
@@ -54,7 +59,7 @@ def read(path: str | None, matrices: dict[str, str | None] | None = None) -> tup
             notes = (_("without FILE, {kept} and the settings ({settings}) are the built-in example's; give --x too "
                        "for a problem of your matrices alone").format(kept=kept, settings=_settings_text(problem)),)
     else:
-        from pathlib import Path  # only when a file is read: the built-in example needs none
+        from pathlib import Path  # only when a file is read (see the top)
 
         if not str(path).strip():  # pathlib would read "" as the current directory
             raise AttntraceError(_('the problem file\'s name is empty ("{path}"); give a file, or none for the built-in '
@@ -98,8 +103,6 @@ def from_dict(data: Any, origin: str) -> Problem:
 
 def _held_problem(trace: dict[str, Any], origin: str) -> dict[str, Any]:
     """the problem a trace's JSON holds; the rest of it is what tracing that problem gives"""
-    from attntrace.core.trace import FORMAT
-
     version = trace["format"]
     if isinstance(version, bool) or version != FORMAT:
         raise AttntraceError(_("{origin}: format = {value} is not a trace format this attntrace reads ({format}); give "
@@ -123,7 +126,7 @@ def _named(matrices: dict[str, str], base: str | None = None) -> str:
 
 def _file_name(path: str) -> str:
     """a file's name as text: bytes that are not UTF-8 are shown as �"""
-    from pathlib import Path
+    from pathlib import Path  # only when a file is read (see the top)
 
     return os.fsencode(Path(path).name).decode("utf-8", errors="replace")
 
@@ -133,7 +136,7 @@ def _settings_text(problem: Problem) -> str:
 
 
 def _read(path: str, p: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
-    from attntrace.files import jsonfile  # each kind of file's reader only when it is read: they cost start-up time
+    from attntrace.files import jsonfile  # only when a file is read (see the top)
 
     if kind == "stdin":
         return jsonfile.parse(read_text("-"), "stdin", literals=True, member=_as_matrix), ()
@@ -141,7 +144,7 @@ def _read(path: str, p: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
         return _read_dir(p)
     suffix = p.suffix.lower()
     if suffix == ".npz":
-        from attntrace.files.npyfile import load_npz
+        from attntrace.files.npyfile import load_npz  # only when a file is read (see the top)
 
         return load_npz(path), ()
     if suffix in (".csv", ".npy"):
@@ -153,9 +156,7 @@ def _read(path: str, p: Path, kind: str) -> tuple[Any, tuple[str, ...]]:
 def _as_matrix(key: str, value: Any) -> Any:
     """a big file's matrix as its array as soon as it is read, so its Python numbers go before the next is read; a
     value that is not one is kept as it is, for _problem to refuse in its own order"""
-    from attntrace.files import values
-
-    if key not in MATRIX_KEYS:
+    if key not in MATRICES:
         return value
     try:
         return values.matrix(value, key)
@@ -165,12 +166,12 @@ def _as_matrix(key: str, value: Any) -> Any:
 
 def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
     """a directory of x.csv, w_q.csv, ... (or .npy), tokens.txt and an attntrace.json for settings"""
-    from attntrace.files import jsonfile
+    from attntrace.files import jsonfile  # only when a file is read (see the top)
 
     notes: list[str] = []
     settings = p / "attntrace.json"
     data: dict[str, Any] = jsonfile.settings(settings, '{"scale": false}', literals=True)
-    for key in MATRIX_KEYS + BIAS_KEYS:
+    for key in MATRICES + BIASES:
         found = [f for f in (p / f"{key}.csv", p / f"{key}.npy") if status(f) != "missing"]
         if len(found) > 1:
             raise AttntraceError(_("{path}: both {first} and {second} give {key}; keep one").format(
@@ -193,10 +194,10 @@ def _read_dir(p: Path) -> tuple[dict[str, Any], tuple[str, ...]]:
 
 def _read_matrix(path: str, key: str) -> tuple[np.ndarray, tuple[str, ...]]:
     """one matrix from a .csv, .npy or .json file"""
-    from pathlib import Path
+    from pathlib import Path  # only when a file is read (see the top)
 
-    from attntrace.files import csvfile, jsonfile, values
-    from attntrace.files.npyfile import load_npy
+    from attntrace.files import csvfile, jsonfile  # only when a file is read (see the top)
+    from attntrace.files.npyfile import load_npy  # only when a file is read (see the top)
 
     suffix = Path(path).suffix.lower()
     if suffix == ".npy":
@@ -240,23 +241,21 @@ def _parse_dict(data: Any, origin: str) -> dict[str, Any]:
 
 
 def _problem(data: dict[str, Any]) -> Problem:
-    from attntrace.files import values
-
     for key in data:
         if key not in KEYS and key != "$schema":
             if isinstance(key, str):
-                values.surrogate(key, _("the key {key}").format(key=values.quoted(key, 40)))
+                values.surrogate(key, _("the key {key}").format(key=quoted(key, 40)))
             raise AttntraceError(_unknown(key))
     for key in ("name", "layout", "mask"):
         _text(data.get(key), key)
     if data.get("x") is None:
         raise AttntraceError(_('x is missing; give the inputs as "x": [[...], [...]], one row per input'))
     arrays: dict[str, Any] = {}
-    for key in MATRIX_KEYS:
+    for key in MATRICES:
         if data.get(key) is not None:
             value = data[key]
             arrays[key] = values.array(value, key, 2) if isinstance(value, np.ndarray) else values.matrix(value, key)
-    for key in BIAS_KEYS:
+    for key in BIASES:
         if data.get(key) is not None:
             value = data[key]
             arrays[key] = values.array(value, key, 1) if isinstance(value, np.ndarray) else values.vector(value, key)
@@ -285,25 +284,19 @@ def _problem(data: dict[str, Any]) -> Problem:
 
 
 def _unknown(key: str) -> str:
-    from attntrace.files import values
-
     key = str(key)
     lowered = {k.lower(): k for k in KEYS}
-    from difflib import get_close_matches  # only on this error path: it costs start-up time
-
     if key in ("positions", "source_positions", "base", "pairs"):  # rope's own settings, written beside it
         return _('unknown key "{key}": it belongs inside "rope", as {example}').format(
             key=key, example=f'"rope": {{"{key}": ...}}')
     guess = lowered.get(key.lower()) or next(iter(get_close_matches(key[:100], KEYS, n=1)), None)
     if guess:
-        return _('unknown key {key}; did you mean "{guess}"?').format(key=values.quoted(key, 40), guess=guess)
-    return _("unknown key {key}; known keys are {keys}").format(key=values.quoted(key, 40), keys=", ".join(KEYS))
+        return _('unknown key {key}; did you mean "{guess}"?').format(key=quoted(key, 40), guess=guess)
+    return _("unknown key {key}; known keys are {keys}").format(key=quoted(key, 40), keys=", ".join(KEYS))
 
 
 def _text(value: Any, key: str) -> None:
     """a setting's strings (name, layout, a mask's names) must be text: no lone surrogate"""
-    from attntrace.files import values
-
     if isinstance(value, str):
         values.surrogate(value, key)
     elif isinstance(value, (list, tuple)):
@@ -330,8 +323,6 @@ def _scale(value: Any) -> Any:
 
 def _sink(value: Any) -> Any:
     """the sink as given, with a NaN or Infinity read from JSON as the float it names, for the Problem to refuse"""
-    from attntrace.files.jsonfile import Literal
-
     if isinstance(value, list):
         return [_sink(item) for item in value]
     return float(value.word) if isinstance(value, Literal) else value
@@ -341,10 +332,7 @@ def _masks(data: dict[str, Any]) -> tuple[Mask, ...]:
     """mask (names, or mask values from the library), with window and padding turning theirs on"""
     value = data.get("mask", [])
     if isinstance(value, list) and not value and data.get("window") is None and data.get("padding") is None:
-        return ()  # nothing masked: the masks are not imported
-    from attntrace.core import masks
-    from attntrace.files import values
-
+        return ()  # nothing masked
     window = None if data.get("window") is None else _whole(data["window"], "window", 0)
     padding = None if data.get("padding") is None else values.flags(data["padding"], "padding")
     listed = value if isinstance(value, (list, tuple)) else [value]
@@ -354,8 +342,6 @@ def _masks(data: dict[str, Any]) -> tuple[Mask, ...]:
 
 
 def _mask(value: Any) -> tuple[str, ...]:
-    from attntrace.core import masks
-
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise AttntraceError(_("mask must be a name or a list of names ({names})").format(names=", ".join(masks.KINDS)))
@@ -369,10 +355,8 @@ def _name(value: Any) -> str | None:
 
 
 def _show(value: Any) -> str:
-    from attntrace.files import values
-
     if isinstance(value, str):
-        return values.quoted(value)
+        return quoted(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from attntrace.core import masks
 from attntrace.core.problem import Problem
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.language import _
 
 
@@ -24,15 +25,13 @@ def override(problem: Problem, *, scale: bool | float | None = None, mask: tuple
             m = len(problem.x if problem.source is None else problem.source)
             if not all(1 <= j <= m for j in padding):
                 raise AttntraceError(_("padding names key {key}, but the keys are 1 to {m}").format(
-                    key=next(j for j in padding if not 1 <= j <= m), m=m), exit_code=2)
+                    key=next(j for j in padding if not 1 <= j <= m), m=m), exit_code=ExitStatus.USAGE)
             flags = tuple(j + 1 in padding for j in range(m))
-        from attntrace.core import masks
-
         try:
             changes["mask"] = masks.from_names(names, window=window if window is not None else (
                 problem.window if "window" in names else None), padding=flags)
         except AttntraceError as e:  # the caller's setting (an option's value) is wrong, not the file
-            raise AttntraceError(str(e), exit_code=2) from None
+            raise AttntraceError(str(e), exit_code=ExitStatus.USAGE) from None
     if heads is not None:
         changes["heads"] = heads
     return replace(problem, **changes) if changes else problem

@@ -1,15 +1,19 @@
-"""Reading a file's text: the size cap, UTF-8 with or without a BOM, and a clear word for UTF-16 and UTF-32."""
+"""Reading a file's text: within the size cap (cap.py), UTF-8 with or without a BOM, and a clear word for UTF-16 and UTF-32."""
 
 from __future__ import annotations
 
-import math
+import io
 import os
 import stat
 import sys
 from typing import TYPE_CHECKING, BinaryIO
+from unicodedata import name as unicode_name
 
 from attntrace.errors import AttntraceError
-from attntrace.language import N_, _
+from attntrace.files.cap import DEFAULT_MAX_MB, advice, amount, max_bytes
+from attntrace.files.paths import kind
+from attntrace.language import N_, _, current
+from attntrace.memory import available_memory
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -25,32 +29,12 @@ NAMED = (N_("fullwidth comma"), N_("ideographic comma"), N_("ideographic full st
          N_("fullwidth exclamation mark"), N_("fullwidth hyphen-minus"), N_("fullwidth plus sign"), N_("minus sign"),
          N_("ideographic space"), N_("no-break space"), N_("zero width space"), N_("zero width no-break space"),
          N_("middle dot"), N_("katakana middle dot"), N_("multiplication sign"), N_("horizontal ellipsis"))
-DEFAULT_MAX_MB = 64.0
 _CHUNK = 1 << 20
-
-
-def max_bytes() -> int:
-    """the size cap: ATTNTRACE_MAX_MB megabytes (a positive, finite number), 64 by default"""
-    raw = os.environ.get("ATTNTRACE_MAX_MB", "")
-    if not raw.strip():
-        return int(DEFAULT_MAX_MB * 1_000_000)
-    try:
-        mb = float(raw)
-    except ValueError:
-        mb = math.nan
-    if not math.isfinite(mb) or mb <= 0:
-        shown = raw if len(raw) <= 20 and raw.isprintable() else ascii(raw[:20])
-        raise AttntraceError(_(
-            "ATTNTRACE_MAX_MB = {value} must be a positive, finite number of megabytes, such as {default} (the cap "
-            "when it is unset)").format(value=shown, default=f"{DEFAULT_MAX_MB:g}"), exit_code=2)
-    return max(1, min(int(mb * 1_000_000), sys.maxsize // 4))
 
 
 def status(path: str | Path) -> str:
     """"file" (a regular file, a device or a FIFO), "directory" or "missing"; one clear error when the path cannot even
     be looked at"""
-    from attntrace.files.paths import kind
-
     found = kind(path)
     return "file" if found == "other" else found
 
@@ -64,17 +48,16 @@ def read_bytes(path: str | Path) -> bytes:
     cap = max_bytes()
     if str(path) == "-":
         if not hasattr(sys.stdin, "buffer"):  # a text stream with no bytes beneath (a StringIO put in its place)
-            import io
-
             return _read_capped(io.BytesIO(sys.stdin.read(cap + 1).encode("utf-8", "surrogatepass")), "stdin", cap)
         return _read_capped(sys.stdin.buffer, "stdin", cap)
-    from pathlib import Path  # only when a file is read: the built-in example needs none
+    from pathlib import Path  # only when a file is read: the built-in example needs none, and it costs more than 2% of
+    # start-up
 
     p = Path(path)
-    kind = status(p)
-    if kind == "missing":
+    found = status(p)
+    if found == "missing":
         raise AttntraceError(_("{path}: no such file or directory").format(path=p))
-    if kind == "directory":
+    if found == "directory":
         raise AttntraceError(_("{path}: is a directory, expected a file").format(path=p))
     try:
         with open(p, "rb") as f:
@@ -88,8 +71,6 @@ def read_bytes(path: str | Path) -> bytes:
 
 def _read_capped(stream: BinaryIO, name: str, cap: int) -> bytes:
     """at most cap bytes of stream, read a chunk at a time; one byte more is an error, and so is more than memory holds"""
-    from attntrace.memory import available_memory
-
     memory = available_memory() if cap > DEFAULT_MAX_MB * 1_000_000 else None  # a raised cap may be more than memory
     limit = cap if memory is None else min(cap, max(memory // 10, _CHUNK))  # parsed, text takes several times its size
     chunks: list[bytes] = []
@@ -108,34 +89,13 @@ def _read_capped(stream: BinaryIO, name: str, cap: int) -> bytes:
             ).format(name=name, limit=amount(limit), memory=amount(memory or 0)))
         raise AttntraceError(_(
             "{name} is over the {cap} MB cap (reading stopped there); if it is meant to be that big, raise the cap "
-            "with ATTNTRACE_MAX_MB={advice}").format(name=name, cap=f"{cap / 1e6:g}", advice=_advice(2 * cap)))
+            "with ATTNTRACE_MAX_MB={advice}").format(name=name, cap=f"{cap / 1e6:g}", advice=advice(2 * cap)))
     return b"".join(chunks)
 
 
 def _too_big(name: str, size: int, cap: int) -> AttntraceError:
     return AttntraceError(_("{name} is {size}, over the {cap} MB cap; raise it with ATTNTRACE_MAX_MB={advice}").format(
-        name=name, size=amount(size), cap=f"{cap / 1e6:g}", advice=_advice(2 * size)))
-
-
-def too_big(name: str, what: str, size: int) -> AttntraceError:
-    """name holds `what` of size bytes, over the cap (an .npz member as it inflates, an array as its header declares)"""
-    cap = max_bytes()
-    return AttntraceError(_(
-        "{name}: {what} is {size}, over the {cap} MB cap; raise it with ATTNTRACE_MAX_MB={advice} if that is meant"
-    ).format(name=name, what=what, size=amount(size), cap=f"{cap / 1e6:g}", advice=_advice(2 * size)))
-
-
-def amount(size: int) -> str:
-    """a number of bytes as a reader takes it in: 341 bytes, 1.5 MB, 80,000.0 TB"""
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
-        if size >= scale or unit == "MB" and size >= 100_000:
-            return f"{size / scale:,.1f} {unit}"
-    return _("{n} bytes").format(n=f"{size:,}")
-
-
-def _advice(size: int) -> str:
-    """a cap in whole megabytes that holds size bytes: never 0"""
-    return str(max(1, math.ceil(size / 1e6)))
+        name=name, size=amount(size), cap=f"{cap / 1e6:g}", advice=advice(2 * size)))
 
 
 _WIDE = (  # the byte order marks, longest first, and what each says
@@ -183,11 +143,7 @@ def read_text(path: str | Path) -> str:
 def character_name(char: str) -> str:
     """what a character is called in a message: Unicode's name in English ("fullwidth comma"); in another language the
     catalogue's name for it, or for a full-width form the character it stands for, else the character itself"""
-    from unicodedata import name
-
-    from attntrace.language import current
-
-    said = name(char, "").lower()
+    said = unicode_name(char, "").lower()
     if current() == "en":
         return said or "unnamed"
     if said in NAMED:

@@ -9,18 +9,21 @@ from typing import Any
 import numpy as np
 
 from attntrace.errors import AttntraceError
-from attntrace.escape import visible
-from attntrace.files.jsonfile import Literal
+from attntrace.escape import quoted, visible
 from attntrace.language import _
 from attntrace.words import counted
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def quoted(text: str, limit: int = 30) -> str:
-    """text quoted for a message: at most limit characters, control characters and lone surrogates as escapes"""
-    cut = text if len(text) <= limit else text[:limit] + "…"
-    return f'"{visible(cut)}"'
+class Literal:
+    """NaN, Infinity or -Infinity where a number belongs, kept so that the cell holding it can be named"""
+
+    def __init__(self, word: str) -> None:
+        self.word = word
+
+    def __repr__(self) -> str:
+        return self.word
 
 
 def _kind(value: Any) -> str:

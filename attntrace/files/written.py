@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from attntrace.errors import AttntraceError
-from attntrace.files.paths import resolved
+from attntrace.errors import AttntraceError, ExitStatus
+from attntrace.files import paths
 from attntrace.language import _
 
 if TYPE_CHECKING:
@@ -82,11 +83,9 @@ def _encoded(path: Path, text: str) -> bytes:
 def _writable(path: Path) -> None:
     """one line for what would fail when writing: an empty name, a missing folder, a directory in the way"""
     if str(path) in ("", "."):
-        raise AttntraceError(_("an output file needs a name"), exit_code=2)
-    from attntrace.files import paths
-
+        raise AttntraceError(_("an output file needs a name"), exit_code=ExitStatus.USAGE)
     if paths.is_dir(path):  # a loop or a folder without permission is one line here too
-        raise AttntraceError(_("{file}: is a directory; give a file name").format(file=path), exit_code=2)
+        raise AttntraceError(_("{file}: is a directory; give a file name").format(file=path), exit_code=ExitStatus.USAGE)
     folder = path.parent
     found = paths.kind(folder)
     if found == "missing":
@@ -98,8 +97,6 @@ def _writable(path: Path) -> None:
 
 
 def _temporary(path: Path, data: Iterable[bytes] | Segments) -> Path:
-    import tempfile  # only when a file is written: it costs start-up time
-
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     temp = Path(name)
     try:
@@ -177,19 +174,19 @@ def distinct(outputs: dict[str, Path | None] | Iterable[tuple[str, Path | None]]
         p = Path(item)
         for file in (sorted(p.iterdir()) if p.is_dir() else [p]):
             seen[_key(file)] = _("the input {file}").format(file=file)
-    folders = {str(resolved(item)): str(item) for item in inputs if item is not None and str(item) != "-"
+    folders = {str(paths.resolved(item)): str(item) for item in inputs if item is not None and str(item) != "-"
                and any((Path(item) / name).exists() for name in ("x.csv", "x.npy"))}  # a problem's own folder
     for option, out in (outputs.items() if isinstance(outputs, dict) else outputs):
         if out is None or _replaced(out) is None:
             continue
-        inside = folders.get(str(resolved(out).parent))
+        inside = folders.get(str(paths.resolved(out).parent))
         if inside is not None:
             raise AttntraceError(_("{option} {file} is inside the input directory {folder}; write it elsewhere").format(
-                option=option, file=out, folder=inside), exit_code=2)
+                option=option, file=out, folder=inside), exit_code=ExitStatus.USAGE)
         key = _key(out)
         if key in seen:
             raise AttntraceError(_("{option} {file} is {what}; give {option} another file").format(
-                option=option, file=out, what=seen[key]), exit_code=2)
+                option=option, file=out, what=seen[key]), exit_code=ExitStatus.USAGE)
         seen[key] = _("the file of {option} too").format(option=option)
 
 
@@ -201,4 +198,4 @@ def _key(path: Path) -> str:
             return f"{info.st_dev}:{info.st_ino}"
     except OSError:
         pass
-    return str(resolved(path))
+    return str(paths.resolved(path))

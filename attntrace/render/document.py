@@ -7,11 +7,19 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from attntrace.errors import AttntraceError
+from attntrace.escape import comment, markdown, visible
+from attntrace.language import _
+from attntrace.render import csvfmt, plain
+from attntrace.render import markdown as markdown_format
+from attntrace.render.jsonform import Rows, chunks, dumps, pieces, trace_form
+from attntrace.views.describe import shown_name
 from attntrace.views.page import Step
+from attntrace.views.text import width, wrapped
+from attntrace.views.walkthrough import run_steps, step_steps
 
 if TYPE_CHECKING:
     from attntrace.core.trace import Trace
-    from attntrace.render.jsonform import Rows
 
 
 @dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
@@ -40,7 +48,7 @@ Renderer = Callable[[Document, Style], list[str]]
 
 
 def _table(document: Document, style: Style) -> list[str]:
-    from attntrace.render import table
+    from attntrace.render import table  # rich, a heavy import: only for a table
 
     pages = []
     for step in document.steps:
@@ -54,27 +62,19 @@ def _table(document: Document, style: Style) -> list[str]:
 def _plain(document: Document, style: Style) -> list[str]:
     if document.plain is not None:
         return [document.plain]
-    from attntrace.render import plain
-
     whole = document.preface is not None  # a worksheet: check reads its rows back by their labels
     return [plain.render_step(step, style.precision, _blank(step, style), whole) for step in document.steps]
 
 
 def _markdown(document: Document, style: Style) -> list[str]:
-    from attntrace.render import markdown
-
-    return [markdown.render_step(step, style.precision, _blank(step, style)) for step in document.steps]
+    return [markdown_format.render_step(step, style.precision, _blank(step, style)) for step in document.steps]
 
 
 def _csv(document: Document, style: Style) -> list[str]:
-    from attntrace.render import csvfmt
-
     return [csvfmt.render_step(step, style.precision) for step in document.steps]
 
 
 def _json(document: Document, style: Style) -> list[str]:
-    from attntrace.render.jsonform import dumps
-
     return [dumps(document.data)]
 
 
@@ -95,18 +95,13 @@ def render(document: Document, fmt: str, style: Style) -> list[str]:
     if document.preface is not None and fmt != "json":
         preface = document.preface(fmt)
         if fmt == "plain":
-            from attntrace.render.plain import fitted
-
-            preface = fitted(preface)
+            preface = plain.fitted(preface)
         pages = [preface, *pages]
     return pages
 
 
 def _title(title: str, fmt: str, style: Style) -> str:
     """a document's title line in a format: a heading above the first step"""
-    from attntrace.escape import comment, markdown, visible
-    from attntrace.views.text import width
-
     if fmt == "markdown":  # a name's emphasis and code marks are shown as written, too
         return "# " + markdown(title).replace("*", "\\*").replace("_", "\\_").replace("`", "\\`") + "\n\n"
     if fmt == "csv":
@@ -115,10 +110,7 @@ def _title(title: str, fmt: str, style: Style) -> str:
     if fmt == "table" and style.colour:
         return f"\x1b[1m{text}\x1b[0m\n\n"
     if fmt == "plain":
-        from attntrace.render.plain import WIDTH
-        from attntrace.views.text import wrapped
-
-        lines = wrapped(text, WIDTH)
+        lines = wrapped(text, plain.WIDTH)
         return "\n".join(lines) + f"\n{'#' * max(map(width, lines))}\n\n"
     return f"{text}\n{'#' * width(text)}\n\n"
 
@@ -131,23 +123,17 @@ def stream(document: Document, fmt: str, style: Style) -> Iterator[str]:
         return iter(render(document, fmt, style))
     if fmt == "csv":
         return _gathered(_csv_pieces(document, style))
-    from attntrace.render.jsonform import chunks
-
     return _gathered(chunks(document.data))
 
 
 def json_pieces(document: Document) -> Iterator[str | Rows]:
     """the JSON text piece by piece, each block of rows formatted only when its text() is asked for"""
-    from attntrace.render.jsonform import pieces
-
     if document.data is None:
         raise ValueError("this document has no JSON form")
     return pieces(document.data)
 
 
 def _csv_pieces(document: Document, style: Style) -> Iterator[str]:
-    from attntrace.render import csvfmt
-
     if document.preface is not None:
         yield document.preface("csv")
     if document.title and document.steps:
@@ -182,9 +168,8 @@ EXPORT_WIDTH = 120
 def recorder(steps: Sequence[Step], precision: int, title: str | None = None, palette: str = "terminal") -> Any:
     """a console that has printed the steps in colour (after the title, in bold), to be exported; palette: the
     heatmap's shades, for a page of known background ("light", "dark") or any ("terminal")"""
-    from rich.text import Text
+    from rich.text import Text  # rich, a heavy import: only for an export
 
-    from attntrace.escape import visible
     from attntrace.render import table
 
     console = table.console(io.StringIO(), True, EXPORT_WIDTH, record=True)
@@ -197,19 +182,12 @@ def recorder(steps: Sequence[Step], precision: int, title: str | None = None, pa
 
 def trace_document(t: Trace) -> Document:
     """a trace as `run` shows it (every input), or as `step` does (one input)"""
-    from attntrace.render.jsonform import trace_form
-    from attntrace.views.describe import shown_name
-    from attntrace.views.walkthrough import run_steps, step_steps
-
     return Document(run_steps(t) if t.query is None else step_steps(t), trace_form(t), title=shown_name(t.problem.name))
 
 
 def render_trace(t: Trace, fmt: str = "plain", precision: int = 4) -> str:
     """what `attntrace run FILE --format FMT` prints (or `step --input N`, for a one-input trace)"""
     if fmt not in FORMATS:
-        from attntrace.errors import AttntraceError
-        from attntrace.language import _
-
         raise AttntraceError(_('unknown format "{format}"; use {formats}').format(format=fmt, formats=", ".join(FORMATS)))
     return "".join(render(trace_document(t), fmt, Style(precision)))
 

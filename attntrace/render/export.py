@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.terminal_theme import DEFAULT_TERMINAL_THEME, SVG_EXPORT_THEME, TerminalTheme
 
+from attntrace.escape import visible
 from attntrace.render.document import recorder
 from attntrace.views.page import Step
 
@@ -77,8 +78,6 @@ def exports(steps: Sequence[Step], precision: int, svg: Path | None = None, html
     """the coloured tables as an SVG picture and/or an HTML page, exactly as a terminal would show them"""
     if svg is None and html_path is None:
         return {}
-    from attntrace.escape import visible
-
     recording = recorder(steps, precision, title, theme)
     named = visible(title or "attntrace")
     out: dict[Path, str] = {}

@@ -18,7 +18,8 @@ from attntrace.core.problem import Problem
 from attntrace.core.trace import FORMAT, Trace
 from attntrace.views.walkthrough import warnings
 
-MATRICES = ("x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "source", "w_o", "b_o")
+JSON_ARRAYS = ("x", "w_q", "w_k", "w_v", "b_q", "b_k", "b_v", "source", "w_o", "b_o")  # a problem's arrays, in the
+# order its JSON form writes them (each bias after its weight)
 
 
 def floats(a: np.ndarray) -> Any:
@@ -67,7 +68,7 @@ def problem_form(problem: Problem) -> dict[str, Any]:
         out["name"] = problem.name
     if problem.tokens is not None:
         out["tokens"] = list(problem.tokens)
-    for key in MATRICES:
+    for key in JSON_ARRAYS:
         value = getattr(problem, key)
         if value is not None:
             out[key] = _compact(value)
@@ -261,7 +262,7 @@ def _lines(block: np.ndarray, between: str) -> bytes:
         block = block + 0.0
     if not _orjson_agrees():
         return _NOT_FINITE.sub("null", str(block.tolist())[1:-1]).replace("], [", f"]{between}[").encode("ascii")
-    import orjson
+    import orjson  # optional, and a heavy import: only for a big block
 
     reprs: list[bytes] = []
     if block.dtype.kind == "f":
@@ -291,7 +292,7 @@ _NOT_FINITE = re.compile(r"-?inf|nan")
 def _orjson_agrees() -> bool:
     """whether orjson is there and writes every probe number outside _ODD as repr() does (checked once)"""
     try:
-        import orjson
+        import orjson  # optional, and a heavy import: only for a big block
     except ImportError:
         return False
     decades = [m * 10.0**e for e in range(-324, 309) for m in (1, 1.5, 2.2250738585072014, 9.999999999999998)]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from attntrace.language import _, ngettext
+
 MAX_SHOWN = 64  # a matrix with more rows or columns than this is elided in the middle
 FEWEST_HIDDEN = 3  # a gap stands for at least this many rows or columns: its marker is as wide as two numbers
 
@@ -39,15 +41,11 @@ def shown(count: int, limit: int = MAX_SHOWN) -> tuple[list[int], int]:
 
 def gap_head(count: int) -> str:
     """the head of the column that stands, in a table, where count columns are hidden"""
-    from attntrace.language import _
-
     return _("⋯ {n} hidden ⋯").format(n=count)
 
 
 def hidden_line(count: int, what: str) -> str:
     """the line after a table that hides count of its what ("row" or "column")"""
-    from attntrace.language import ngettext
-
     if what == "row":
         return ngettext("… {n} row hidden; --format json shows all", "… {n} rows hidden; --format json shows all",
                         count).format(n=f"{count:,}")

@@ -25,7 +25,8 @@ from attntrace.core.generate import random_problem
 from attntrace.core.problem import Problem, example
 from attntrace.errors import AttntraceError
 from attntrace.explore import app as explorer_app
-from attntrace.explore.app import Explorer, Keys, Prompt
+from attntrace.explore.app import Explorer
+from attntrace.explore.dialogs import Keys, Prompt
 from attntrace.explore.drawing import CHANGED, SELECTED, Drawer
 from attntrace.explore.state import STEPS, Selected, Session
 from attntrace.files.problemfile import read

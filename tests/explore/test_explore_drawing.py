@@ -19,9 +19,10 @@ from attntrace.core.generate import random_problem
 from attntrace.core.problem import example
 from attntrace.errors import AttntraceError
 from attntrace.explore import drawing, state
-from attntrace.explore.app import StepView
 from attntrace.explore.drawing import Drawer, Finish
+from attntrace.explore.keys import likely
 from attntrace.explore.state import Session
+from attntrace.explore.stepview import StepView
 from attntrace.render.jsonform import dumps, problem_to_dict
 from attntrace.render.table import Look
 from attntrace.views.page import Block
@@ -263,7 +264,7 @@ def test_what_a_likely_key_shows_is_drawn_ahead_and_is_what_it_shows_drawn_at_th
 def test_the_last_key_is_drawn_ahead_first():
     async def script(pilot, app):
         await press(pilot, "right", "right", "right", "right", "s")
-        keys, _ = app.screen._likely()
+        keys, _ = likely(app.session, app.screen.again)
         v = app.session.ahead()
         keys[1](v)  # after this screen: s again
         assert v.problem.scale is not False and app.session.problem.scale is False

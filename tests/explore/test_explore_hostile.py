@@ -13,7 +13,8 @@ import pytest
 from textual import events
 
 from attntrace.core.generate import random_problem
-from attntrace.explore.app import Answer, Confirm, Explorer, Keys, Prompt
+from attntrace.explore.app import Explorer
+from attntrace.explore.dialogs import Answer, Confirm, Keys, Prompt
 from attntrace.explore.state import Session
 from attntrace.files.problemfile import read
 from tests.conftest import SAMPLES

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from attntrace import language
-from attntrace.explore.app import Explorer, Keys, Prompt
+from attntrace.explore.app import Explorer
+from attntrace.explore.dialogs import Keys, Prompt
 from attntrace.render.table import Look
 from tests.explore.test_explore import drive, screen_lines, status
 from tests.explore.test_explore_hostile import settled

@@ -9,7 +9,9 @@ import pytest
 from rich.cells import cell_len
 
 from attntrace import language
-from attntrace.explore.app import KEYS, Confirm, Explorer, Keys, Prompt
+from attntrace.explore.app import Explorer
+from attntrace.explore.dialogs import Confirm, Keys, Prompt
+from attntrace.explore.keys import KEYS
 from attntrace.explore.state import STEPS, Selected
 from attntrace.files.problemfile import read
 from tests.conftest import SAMPLES
@@ -176,10 +178,10 @@ def test_in_a_real_terminal_of_80_by_24_the_explorer_speaks_chinese_and_q_quits(
 def test_a_long_chinese_path_is_shortened_by_its_width_on_screen():
     from pathlib import Path
 
-    from attntrace.explore.app import _short
+    from attntrace.explore.saving import short as shortened
 
     path = Path("/作业/" + "文件夹" * 20 + "/题目.json")
-    short = _short(path)
+    short = shortened(path)
     assert cell_len(short) <= 60 and short.startswith("/作业/文件夹") and short.endswith("文件夹/题目.json") and "…" in short
     plain = Path("/" + "a b" * 30 + "/x.json")
-    assert _short(plain) == str(plain)[:29] + "…" + str(plain)[-30:]
+    assert shortened(plain) == str(plain)[:29] + "…" + str(plain)[-30:]

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attntrace.errors import AttntraceError
-from attntrace.files import jsonfile
+from attntrace.files import jsonfile, values
 from attntrace.files.problemfile import from_dict
 
 
@@ -26,7 +26,7 @@ def _typed(value):
         return ("dict", [(k, _typed(v)) for k, v in value.items()])
     if isinstance(value, list):
         return ("list", [_typed(v) for v in value])
-    if isinstance(value, jsonfile.Literal):
+    if isinstance(value, values.Literal):
         return ("literal", value.word)
     if isinstance(value, float):
         return ("float", repr(value))

