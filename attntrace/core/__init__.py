@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -14,7 +15,5 @@ _MODULES = ("arithmetic", "attention", "decode", "engine", "experiments", "flash
 def __getattr__(name: str) -> ModuleType:
     """attntrace.core.masks and the rest, each imported when first named (a plain run needs few of them)"""
     if name in _MODULES:
-        from importlib import import_module
-
         return import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

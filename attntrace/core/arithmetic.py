@@ -83,7 +83,7 @@ class Carried(Exact):
 EXACT = Exact()
 
 
-def written() -> Context:
+def exact_context() -> Context:
     """the decimal context where sums, products and quotients of written numbers are exact, or (a quotient by a square
     root) hundreds of digits past any rounding digit shown: what explain works a cell out in"""
     from decimal import Context

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from attntrace.core import masks
 from attntrace.core.arithmetic import EXACT, Exact, arithmetic
-from attntrace.core.attention import attend, heads
+from attntrace.core.attention import heads
 from attntrace.core.overflow import Cells
 from attntrace.core.problem import Dims, Problem, dims, divisor
 from attntrace.core.trace import HeadTrace, SelfCheck, Trace, read_only
@@ -53,24 +54,20 @@ def _trace(problem: Problem, d: Dims, query: int | None, calc: Exact) -> Trace:
     say.projected("k", kv, problem.w_k, problem.b_k, k_all)
     say.projected("v", kv, problem.w_v, problem.b_v, v_all)
     s = divisor(problem, d.d_k)
-    if problem.mask:  # imported only when a problem needs them
-        from attntrace.core import masks
     allowed = masks.allowed(problem.mask, rows, d.m) if problem.mask else None  # [n_q, m], None when nothing is masked
 
     traced = []
     worst = 0.0
-    for a, head in enumerate(heads(problem, d, rows, q_all, k_all, v_all, allowed, s, calc, say)):
+    made = heads(problem, d, rows, q_all, k_all, v_all, allowed, s, calc, say)
+    alone = {j: heads(problem, d, rows[j:j + 1], q_all[j:j + 1], k_all, v_all,
+                      None if allowed is None else allowed[j:j + 1], s, calc)
+             for j in checked}  # step 8: each checked row recomputed on its own, q_i against every k_j
+    for a, head in enumerate(made):
         seen = head.attended
-        q_used = head.q if head.q_rotated is None else head.q_rotated
-        k_used = head.k if head.k_rotated is None else head.k_rotated
-        for j in checked:  # step 8: each checked row recomputed on its own, q_i against every k_j, rounded as the rest
-            row_allowed = None if allowed is None else allowed[j:j + 1]
-            row_bias = None if head.bias is None else head.bias[j:j + 1]
-            sink = None if problem.sink is None else problem.sink[a]
-            alone = attend(q_used[j:j + 1], k_used, head.v, s, row_allowed, row_bias, problem.softcap, calc, None, a,
-                           sink).output
-            say.checked(int(rows[j]), alone)
-            worst = max(worst, _max_diff(seen.output[j:j + 1], alone))
+        for j in checked:
+            output = alone[j][a].attended.output
+            say.checked(int(rows[j]), output)
+            worst = max(worst, _max_diff(seen.output[j:j + 1], output))
         qs, ks, vs = (slice(a * d.d_k, (a + 1) * d.d_k), slice(head.kv_block * d.d_k, (head.kv_block + 1) * d.d_k),
                       slice(head.kv_block * d.d_v, (head.kv_block + 1) * d.d_v))  # this head's columns
         traced.append(HeadTrace(

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
-from attntrace.core.problem import Problem
+from attntrace.core.arithmetic import EXACT
+from attntrace.core.attention import heads
+from attntrace.core.engine import trace
+from attntrace.core.problem import Problem, divisor
 from attntrace.core.variants import Rope
 from attntrace.errors import AttntraceError
 from attntrace.language import N_, _, ngettext
@@ -144,8 +148,6 @@ def notes(problem: Problem, init: str) -> tuple[str, ...]:
 
 def largest_logit(problem: Problem) -> float:
     """the largest |score| before soft-capping (scaled, biased) of the first CHECKED_ROWS queries, over every head"""
-    from attntrace.core.engine import trace
-
     heads = [h for i in range(min(problem.dims.n, CHECKED_ROWS)) for h in trace(problem, query=i + 1).heads]
     return max(float(np.abs(h.uncapped[np.isfinite(h.uncapped)]).max(initial=0.0)) for h in heads
                if h.uncapped is not None)
@@ -154,30 +156,17 @@ def largest_logit(problem: Problem) -> float:
 def one_hot(problem: Problem) -> bool:
     """whether every query (of the first CHECKED_ROWS) of every head gives one key over ONE_HOT of its weight.
 
-    For a problem random_problem drew: self-attention with no mask and no bias.
+    For a problem random_problem drew: self-attention with no mask and no bias. A sink logit counts only beside rope,
+    ALiBi, a soft-cap or grouped heads (as attntrace new has always judged it).
     """
-    from attntrace.core.attention import softmax
-    from attntrace.core.problem import divisor
-
     d = problem.dims
     if d.m < 2:  # one key always takes all the weight
         return False
-    if d.kv_heads != d.heads or problem.rope is not None or problem.alibi or problem.softcap is not None:
-        from attntrace.core.engine import trace  # the variants' logits as the engine makes them, a row at a time
-
-        rows = [trace(problem, query=i + 1).heads for i in range(min(d.n, CHECKED_ROWS))]
-        return all(float(h.weights.max()) > ONE_HOT for heads in rows for h in heads)
-    q_all = _times(problem.x[:CHECKED_ROWS], problem.w_q)  # [rows, d_model] @ [d_model, heads*d_k] -> [rows, heads*d_k]
-    k_all = _times(problem.x, problem.w_k)  # [n, d_model] @ [d_model, heads*d_k] -> [n, heads*d_k]
-    s = divisor(problem, d.d_k)
-    for a in range(d.heads):
-        cols = slice(a * d.d_k, (a + 1) * d.d_k)
-        weights = softmax(q_all[:, cols] @ k_all[:, cols].T / s)  # [rows, d_k] @ [d_k, n] -> [rows, n]
-        if not (weights.max(axis=-1) > ONE_HOT).all():
-            return False
-    return True
-
-
-def _times(x: np.ndarray, w: np.ndarray | None) -> np.ndarray:
-    """x · W, or x for a missing W (the identity)"""
-    return x if w is None else x @ w
+    plain = d.kv_heads == d.heads and problem.rope is None and not problem.alibi and problem.softcap is None
+    rows = np.arange(min(d.n, CHECKED_ROWS))
+    q_all = EXACT.affine(problem.x[rows], problem.w_q, None)  # [rows, d_model] @ [d_model, heads*d_k]
+    k_all = EXACT.affine(problem.x, problem.w_k, None)  # [n, d_model] @ [d_model, kv_heads*d_k]
+    v_all = EXACT.affine(problem.x, problem.w_v, None)
+    made = heads(replace(problem, sink=None) if plain else problem, d, rows, q_all, k_all, v_all, None,
+                 divisor(problem, d.d_k))
+    return all((head.attended.weights.max(axis=-1) > ONE_HOT).all() for head in made)

@@ -10,6 +10,7 @@ import numpy as np
 from attntrace.core.arithmetic import arithmetic
 from attntrace.core.attention import weighted
 from attntrace.core.problem import Dims, Problem
+from attntrace.core.variants import angles
 from attntrace.language import _
 
 FORMAT = 1  # the version of a trace's JSON form: its "format" key
@@ -108,8 +109,6 @@ class Trace:
         rope = self.problem.rope
         if rope is None:
             return None
-        from attntrace.core.variants import angles
-
         m = self.dims.m
         positions = rope.source_positions if self.problem.source is not None else rope.positions
         return angles(np.arange(m, dtype=np.float64) if positions is None else np.array(positions),
@@ -121,8 +120,6 @@ class Trace:
         rope = self.problem.rope
         if rope is None:
             return None
-        from attntrace.core.variants import angles
-
         positions = np.arange(self.dims.n, dtype=np.float64) if rope.positions is None else np.array(rope.positions)
         return angles(positions[list(self.rows)], rope.pair_frequencies(self.dims.d_k))
 

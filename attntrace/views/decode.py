@@ -3,6 +3,8 @@ output and cost, then every step's output against attention over the whole seque
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from attntrace.core.decode import TOLERANCE, Decoded, DecodeHead, DecodeStep
@@ -10,7 +12,7 @@ from attntrace.core.engine import checked_rows
 from attntrace.core.problem import divisor
 from attntrace.language import N_, _
 from attntrace.views.flash import SINK, difference_shown
-from attntrace.views.page import Block, Note, Step
+from attntrace.views.page import Block, Note, Section, Step
 from attntrace.views.walkthrough import numbered
 
 SCORED = (N_("q · k"), N_("logit"))  # a step's scores before and after scaling (in English as a CSV writes them)
@@ -25,7 +27,7 @@ def decode_steps(d: Decoded) -> list[Step]:
         step = _step(d, d.steps.index(t))
         following = shown[place + 1] if place + 1 < len(shown) else None
         if following is not None and following != t + 1:
-            step = Step(step.number, step.heading, (*step.items, Note(_(
+            step = replace(step, items=(*step.items, Note(_(
                 "… decode steps {first} to {last} are not shown; --input T shows any one, and --format json shows them "
                 "all").format(first=t + 1, last=following - 1), "hidden")))
         steps.append(step)
@@ -65,7 +67,7 @@ def _rules(d: Decoded) -> Step:
                             d_model=dims.d_model, heads=dims.heads, kv_heads=dims.kv_heads, d_k=dims.d_k, d_v=dims.d_v)))
     if p.w_o is not None:
         items.append(Note(_("Each step's output is its heads' outputs side by side, times W_O.")))
-    return Step(0, _("Decoding with a KV cache"), tuple(items))
+    return Section(_("Decoding with a KV cache"), tuple(items))
 
 
 def _logit_formula(d: Decoded) -> str:
@@ -102,7 +104,7 @@ def _step(d: Decoded, index: int) -> Step:
                         "{with_cache} multiply-adds with the cache, {recomputed} recomputing K and V").format(
                             numbers=f"{cost.numbers:,}", float16=f"{cost.float16:,}", float32=f"{cost.float32:,}",
                             with_cache=f"{cost.with_cache:,}", recomputed=f"{cost.recomputed:,}")))
-    return Step(0, _("Decode step {t} of {n} · {label}").format(t=t, n=dims.n, label=label), tuple(items))
+    return Section(_("Decode step {t} of {n} · {label}").format(t=t, n=dims.n, label=label), tuple(items))
 
 
 def _head(d: Decoded, head: DecodeHead, step: DecodeStep, label: str) -> list[Block | Note]:
@@ -147,4 +149,4 @@ def _check(d: Decoded) -> Step:
     else:
         items.append(Note(_("check: the steps differ from attention over the whole sequence by up to {diff}, more than "
                             "1e-12").format(diff=f"{d.max_diff:.1e}"), "self_check"))
-    return Step(0, _("Decoding equals attention over the whole sequence"), tuple(items))
+    return Section(_("Decoding equals attention over the whole sequence"), tuple(items))

@@ -15,6 +15,7 @@ from attntrace.core import arithmetic
 from attntrace.core.arithmetic import decimal_of
 from attntrace.core.attention import softmax_written
 from attntrace.core.trace import Trace
+from attntrace.core.variants import pair_index
 from attntrace.language import N_, _, ngettext
 from attntrace.views.page import Note, Step
 
@@ -311,7 +312,7 @@ def explain_steps(t: Trace, precision: int) -> list[Step]:
     def per_head(write: Callable[[Trace, int, _Writer], list[Note]]) -> tuple[Note, ...]:
         return tuple(chain.from_iterable(write(t, a, w) for a in range(len(t.heads))))
 
-    with localcontext(arithmetic.written()):
+    with localcontext(arithmetic.exact_context()):
         steps = [
             Step(3, _("Step 3 · derive q{i}, and every k_j and v_j").format(i=i), per_head(_derive)),
             Step(4, _("Step 4 · attention scores for input {i}").format(i=i), per_head(_scores)),
@@ -395,8 +396,6 @@ def _long_dots(cell: str, label: str, rows: list[int], source: str, col0: int, a
 
 def _rotated(t: Trace, a: int, w: _Writer) -> list[Note]:
     """rope: the angle of each pair of q_i and of every k_j, then each cell turned by it"""
-    from attntrace.core.variants import pair_index
-
     p, d, h = t.problem, t.dims, t.heads[a]
     if p.rope is None or h.q_rotated is None or h.k_rotated is None:
         return []

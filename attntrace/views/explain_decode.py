@@ -5,13 +5,14 @@ with the numbers at the precision and each result the step's value rounded."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from attntrace.core.decode import Decoded, DecodeHead, DecodeStep
 from attntrace.core.problem import divisor
 from attntrace.language import _, ngettext
 from attntrace.views.explain import head_words, num, output_cell
 from attntrace.views.explain_flash import added, written
-from attntrace.views.page import Note, Step
+from attntrace.views.page import Note, Section, Step
 
 
 def explain_decode_steps(d: Decoded, precision: int) -> list[Step]:
@@ -25,16 +26,16 @@ def explain_decode_steps(d: Decoded, precision: int) -> list[Step]:
                            "Each line writes its numbers at {p} decimals; its result is the step's value, rounded to "
                            "{p} decimals (worked from the unrounded numbers).", precision).format(p=precision))
     heads = [(h, h.steps[0], head_words(h.head + 1) if d.dims.heads > 1 else "") for h in d.heads]
-    steps = [
-        Step(0, _("Decode step {t}: the scores of q{t} against the cache").format(t=t),
-             (legend, cache, *(n for h, s, who in heads for n in _scores(d, s, who, precision)))),
-        Step(0, _("Decode step {t}: the softmax").format(t=t),
-             tuple(n for h, s, who in heads for n in _weights(h, s, who, precision))),
-        Step(0, _("Decode step {t}: the output").format(t=t),
-             tuple(n for h, s, who in heads for n in _output(h, s, who, precision))),
+    steps: list[Step] = [
+        Section(_("Decode step {t}: the scores of q{t} against the cache").format(t=t),
+                (legend, cache, *(n for h, s, who in heads for n in _scores(d, s, who, precision)))),
+        Section(_("Decode step {t}: the softmax").format(t=t),
+                tuple(n for h, s, who in heads for n in _weights(h, s, who, precision))),
+        Section(_("Decode step {t}: the output").format(t=t),
+                tuple(n for h, s, who in heads for n in _output(h, s, who, precision))),
     ]
     if d.dims.heads > 1 or d.problem.w_o is not None:
-        steps[-1] = Step(0, steps[-1].heading, (*steps[-1].items, Note(
+        steps[-1] = replace(steps[-1], items=(*steps[-1].items, Note(
             _("the heads' outputs side by side go through W_O as in step 7 (attntrace explain shows it)")
             if d.problem.w_o is not None else _("the step's output is the heads' outputs side by side"))))
     return steps

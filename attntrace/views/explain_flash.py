@@ -10,7 +10,7 @@ import numpy as np
 from attntrace.core.flash import Flash, Recurrence
 from attntrace.language import _, ngettext
 from attntrace.views.explain import head_words, num
-from attntrace.views.page import Note, Step
+from attntrace.views.page import Note, Section, Step
 
 LONG = 8  # sums longer than this show their first 3 terms, a count, and the last term
 
@@ -20,27 +20,27 @@ def explain_flash_steps(f: Flash, precision: int) -> list[Step]:
     t = f.trace
     row, heads = t.rows[0], len(f.heads)
     i = row + 1
-    legend = Step(0, _("Online softmax for input {i}, line by line").format(i=i), (
+    legend = Section(_("Online softmax for input {i}, line by line").format(i=i), (
         Note(ngettext("Each line writes its numbers at {p} decimal; its result is the running value, rounded to {p} "
                       "decimal (worked from the unrounded numbers).",
                       "Each line writes its numbers at {p} decimals; its result is the running value, rounded to {p} "
                       "decimals (worked from the unrounded numbers).", precision).format(p=precision)),
         Note(_("before block 1: m = -inf, ℓ = 0, O = 0")),
     ))
-    steps = [legend]
+    steps: list[Step] = [legend]
     for b, (start, stop) in enumerate(f.bounds):
         notes = [n for a in range(heads)
                  for n in _block(f.heads[a], t.heads[a].v, b, start, stop, _prefix(f, a), precision)]
-        steps.append(Step(0, _("block {number} (keys {keys}) for input {i}").format(
+        steps.append(Section(_("block {number} (keys {keys}) for input {i}").format(
             number=b + 1, keys=_keys(start, stop), i=i), tuple(notes)))
     if any(h.sink is not None for h in f.heads):
         notes = [n for a in range(heads) for n in _sink(f.heads[a], _prefix(f, a), precision)]
-        steps.append(Step(0, _("the sink logit for input {i}").format(i=i), tuple(notes)))
+        steps.append(Section(_("the sink logit for input {i}").format(i=i), tuple(notes)))
     notes = [n for a in range(heads) for n in _output(f.heads[a], _prefix(f, a), precision)]
     if t.problem.w_o is not None:
         notes.append(Note(_("the heads' outputs side by side go through W_O as in step 7 (attntrace explain shows "
                             "it)")))
-    steps.append(Step(0, _("output {i} = O / ℓ").format(i=i), tuple(notes)))
+    steps.append(Section(_("output {i} = O / ℓ").format(i=i), tuple(notes)))
     return steps
 
 
@@ -86,7 +86,7 @@ def _block(h: Recurrence, v: np.ndarray, b: int, start: int, stop: int, head: st
         f"{head}m = max(m_old, " + _("block max") + f") = max({written(m_old, p)}, {written(h.block_max[0, b], p)}) = "
         f"{num(m_new, p)}",
         f"{head}" + _("rescale") + f" = e^(m_old - m_new) = e^({written(m_old, p)} - {written(m_new, p)}) = {num(rescale, p)}"]
-    e = np.exp(s - m_new)
+    e = h.exps[0, start:stop]  # each key's e^(s - m)
     for k in seen:
         lines.append(f"{head}e^(s{start + k + 1} - m) = e^({scores[seen.index(k)]} - {written(m_new, p)}) = {num(e[k], p)}")
     if len(seen) < len(s):

@@ -3,12 +3,14 @@ block by block, then O / ℓ beside step 7's output and their largest difference
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from attntrace.core.engine import checked_rows
 from attntrace.core.flash import Flash
 from attntrace.language import N_, _, ngettext
-from attntrace.views.page import Block, Note, Step
+from attntrace.views.page import Block, Note, Section, Step
 from attntrace.views.walkthrough import numbered
 
 # the labels of the tables, in English as a CSV writes them and translated where a person reads them
@@ -26,7 +28,7 @@ def flash_steps(f: Flash) -> list[Step]:
         for a in range(len(f.heads)):
             steps.append(_query(f, a, j))
     if len(shown) < len(t.rows):
-        steps[-1] = Step(steps[-1].number, steps[-1].heading, (*steps[-1].items, Note(
+        steps[-1] = replace(steps[-1], items=(*steps[-1].items, Note(
             _("… the blocks of inputs {first} to {last} are not shown; attntrace flash --input N shows any one, and "
               "--format json every one").format(first=shown[2] + 2, last=shown[3]), "hidden")))
     steps.append(_every(f))
@@ -54,7 +56,7 @@ def _rules(f: Flash) -> Step:
         items.append(Note(ngettext("the block size {block} is not less than the {m} key: one block holds them all",
                                    "the block size {block} is not less than the {m} keys: one block holds them all",
                                    m).format(block=f.block, m=m)))
-    return Step(0, _("Online softmax (FlashAttention), blocks of keys"), tuple(items))
+    return Section(_("Online softmax (FlashAttention), blocks of keys"), tuple(items))
 
 
 def _keys(start: int, stop: int) -> str:
@@ -94,7 +96,7 @@ def _query(f: Flash, a: int, j: int) -> Step:
                             "unchanged").format(number=b + 1, keys=_keys(start, stop), input=i)))
     items.extend(_compared(t.heads[a].output[j], h.output[j],
                            _("{head}output {input} = O / ℓ").format(head=head, input=i)))
-    return Step(0, _("{head}online softmax for input {input} ({label})").format(head=head, input=i, label=label),
+    return Section(_("{head}online softmax for input {input} ({label})").format(head=head, input=i, label=label),
                 tuple(items))
 
 
@@ -128,4 +130,4 @@ def _every(f: Flash) -> Step:
     said = (_("check: O / ℓ equals step 7's output (largest difference {difference}, within {tolerance})") if f.ok else
             _("check FAILED: O / ℓ differs from step 7's output by {difference} (more than {tolerance})"))
     items.append(Note(said.format(difference=difference_shown(f.max_diff), tolerance=f"{f.tolerance:.0e}"), "self_check"))
-    return Step(0, _("Every input: O / ℓ against step 7"), tuple(items))
+    return Section(_("Every input: O / ℓ against step 7"), tuple(items))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+
+from attntrace.language import _
 
 
 @dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
@@ -54,6 +56,12 @@ class Step:
     @property
     def prefix(self) -> str:
         """what each table title starts with: "Step 3 · ", or nothing outside the eight steps"""
-        from attntrace.language import _
-
         return _("Step {number} · ").format(number=self.number) if self.number else ""
+
+
+@dataclass(frozen=True, eq=False)
+class Section(Step):
+    """a pause point that is not one of the eight steps (a block of the online softmax, a decoding step, an
+    experiment): a heading and what it shows, numbered 0 for the renderers"""
+
+    number: int = field(default=0, init=False)

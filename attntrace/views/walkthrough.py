@@ -7,16 +7,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from attntrace.core import who
+from attntrace.core.problem import example
 from attntrace.core.trace import Trace
+from attntrace.core.variants import alibi_slopes, pair_index
+from attntrace.escape import visible
 from attntrace.language import _, ngettext
-from attntrace.views.page import Block, Note, Step
+from attntrace.views.describe import sink_text
+from attntrace.views.page import Block, Note, Section, Step
 from attntrace.views.text import left as padded
 from attntrace.views.text import width as text_width
 from attntrace.words import counted
 
 if TYPE_CHECKING:
     from attntrace.core.experiments import Result
-
 
 
 def numbered(n: int, start: int = 1) -> tuple[str, ...]:
@@ -117,15 +121,11 @@ def _variant_notes(t: Trace) -> list[str]:
 
 def _sinks(t: Trace) -> str:
     """each head's sink logit, or the one every head shares"""
-    from attntrace.views.describe import sink_text
-
     assert t.problem.sink is not None
     return sink_text(t.problem.sink)
 
 
 def _slopes(t: Trace) -> list[float]:
-    from attntrace.core.variants import alibi_slopes
-
     return [float(s) for s in alibi_slopes(t.dims.heads)]
 
 
@@ -168,8 +168,6 @@ def _frequency(t: Trace, d_k: int | str = "d_k") -> str:
 
 def _rotations(t: Trace) -> list[Block | Note]:
     """rope: the angle of each position and pair, then each head's q and k turned by them"""
-    from attntrace.core.variants import pair_index
-
     p, d = t.problem, t.dims
     assert p.rope is not None and t.key_angles is not None and t.query_angles is not None
     first, second = pair_index(d.d_k, p.rope.pairs)
@@ -302,8 +300,6 @@ def _output(t: Trace, row: int) -> Step:
 def _tutorial(t: Trace) -> bool:
     """whether the trace is the article's worked example as the article computes it (no rounding carried), whose
     hand-rounded output 1 differs from the exact one"""
-    from attntrace.core.problem import example
-
     p, e = t.problem, example()
     same = all(a is not None and b is not None and np.array_equal(a, b) for a, b in ((p.x, e.x), (p.w_q, e.w_q), (p.w_k, e.w_k),
                                                                    (p.w_v, e.w_v)))
@@ -421,7 +417,7 @@ def experiment_steps(result: Result) -> list[Step]:
     """an experiment's matrices and findings as one step"""
     blocks = [Block(m.title, m.kind, m.rows, m.cols, m.values, data_cols=m.data_cols) for m in result.matrices]
     findings = [Note(text) for text in result.findings]
-    return [Step(0, _("Experiment · {title}").format(title=result.title), (*blocks, *findings))]
+    return [Section(_("Experiment · {title}").format(title=result.title), (*blocks, *findings))]
 
 
 def worksheet_steps(t: Trace) -> list[Step]:
@@ -443,8 +439,6 @@ def _without_self_check(step: Step) -> Step:
 def who_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] = ()) -> list[Step]:
     """each token's top attended tokens with their weights, head by head; tokens in leave_out (from 0) are not listed,
     as keys nor as rows (unless the trace is of that one input), and the weights stay as the model gave them"""
-    from attntrace.core import who
-
     labels, keys = _shown_labels(t)
     shown = [(j, r) for j, r in enumerate(t.rows) if t.query is not None or r not in leave_out]
     width = max(text_width(labels[r]) for _, r in shown)
@@ -459,14 +453,12 @@ def who_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] =
                                for s, c in enumerate(attends.best[j]) if c >= 0)
             tail = f"  | {aside[1]} {attends.aside[j]:.2f}" if aside else ""
             notes.append(Note(f"{padded(labels[r], width)} → {pairs}{tail}"))
-    return [Step(0, heading, tuple(notes))]
+    return [Section(heading, tuple(notes))]
 
 
 def layer_summary_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[int, ...] = ()) -> list[Step]:
     """across every head of a layer: each token's top tokens by mean weight, and each head's favourite, in aligned
     columns; tokens in leave_out (from 0) are not listed, and the mean weight matrix is shown whole"""
-    from attntrace.core import who
-
     labels, keys = _shown_labels(t)
     mean, favourites = who.layer_mean(t, top, leave_out)
     shown = [(j, r) for j, r in enumerate(t.rows) if r not in leave_out]
@@ -487,13 +479,11 @@ def layer_summary_steps(t: Trace, heading: str, top: int = 3, leave_out: tuple[i
         per_head = " ".join(f"{a + 1}:{padded(keys[fav], favourite[a])}" for a, fav in enumerate(favourites[:, j]))
         items.append(Note((f"{padded(labels[r], width)} → {pairs}{tail}  | "
                            + _("top per head: {heads}").format(heads=per_head)).rstrip()))
-    return [Step(0, heading, tuple(items))]
+    return [Section(heading, tuple(items))]
 
 
 def _shown_labels(t: Trace) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """the tokens and keys as shown, for lines that pad them into columns: padding measures what is shown"""
-    from attntrace.escape import visible
-
     return tuple(map(visible, t.problem.labels)), tuple(map(visible, t.problem.key_labels))
 
 

@@ -187,8 +187,15 @@ def test_the_check_fails_when_the_row_by_row_result_disagrees(monkeypatch):
     from attntrace.core import engine
     from attntrace.views.walkthrough import run_steps
 
-    real = engine.attend
-    monkeypatch.setattr(engine, "attend", lambda *args: replace(real(*args), output=real(*args).output + 1e-3))
+    real = engine.heads
+
+    def rows_alone_off(problem, d, rows, *args, **kwargs):  # step 8's rows, each recomputed alone, moved by 1e-3
+        made = real(problem, d, rows, *args, **kwargs)
+        if len(rows) > 1:
+            return made
+        return [replace(h, attended=replace(h.attended, output=h.attended.output + 1e-3)) for h in made]
+
+    monkeypatch.setattr(engine, "heads", rows_alone_off)
     t = trace(example())
     assert not t.self_check.ok and t.self_check.max_abs_diff == pytest.approx(1e-3)
     assert "check FAILED" in run_steps(t)[-1].items[-1].text

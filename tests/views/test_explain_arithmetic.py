@@ -313,8 +313,15 @@ def test_the_carried_check_line_says_equal_and_says_how_far_from_exact_apart():
 def test_the_carried_check_fails_when_the_carried_rows_disagree(monkeypatch):
     from dataclasses import replace
 
-    real = engine.attend
-    monkeypatch.setattr(engine, "attend", lambda *args: replace(real(*args), output=real(*args).output + 0.1))
+    real = engine.heads
+
+    def rows_alone_off(problem, d, rows, *args, **kwargs):  # step 8's rows, each recomputed alone, moved by 0.1
+        made = real(problem, d, rows, *args, **kwargs)
+        if len(rows) > 1:
+            return made
+        return [replace(h, attended=replace(h.attended, output=h.attended.output + 0.1)) for h in made]
+
+    monkeypatch.setattr(engine, "heads", rows_alone_off)
     t = trace(example(), carry_rounding=1)
     assert not t.self_check.ok and t.self_check.max_abs_diff == pytest.approx(0.1)
     text = run_steps(t)[-1].items[-1].text  # type: ignore[union-attr]
