@@ -9,7 +9,7 @@ from pathlib import Path
 from attntrace import language
 from attntrace.core import intermediates
 from attntrace.core.problem import Problem
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.files import jsonfile, paths
 from attntrace.files.text import decode, read_bytes
 from attntrace.homework.assign import KEYS
@@ -69,7 +69,7 @@ def expand(path: str) -> list[str]:
             found.append(str(child))
     if not found:
         raise AttntraceError(_("{path}: no answer sheets in this directory (.json, .md or .txt files)").format(path=path),
-                             exit_code=2)
+                             exit_code=ExitStatus.USAGE)
     return found
 
 
@@ -79,7 +79,7 @@ def _listed(folder: Path) -> list[Path]:
         return [child for child in sorted(folder.iterdir()) if not child.name.startswith(".")]
     except OSError as e:
         raise AttntraceError(_("{path}: cannot be read ({reason}); check its permissions").format(
-            path=folder, reason=e.strerror or e), exit_code=2) from None
+            path=folder, reason=e.strerror or e), exit_code=ExitStatus.USAGE) from None
 
 
 def _student_folder(folder: Path) -> list[str]:
@@ -102,13 +102,13 @@ def split(paths: list[str], problem: str | None) -> tuple[str | None, list[str]]
     given = [path for path in paths if is_problem(path)]
     if problem is not None and given:
         raise AttntraceError(_("{path} is a problem, and so is {problem}; give one").format(path=given[0], problem=problem),
-                             exit_code=2)
+                             exit_code=ExitStatus.USAGE)
     if len(given) > 1:
         raise AttntraceError(_("{first} and {second} are both problems; give one, or put each problem.json beside its "
-                               "sheets").format(first=given[0], second=given[1]), exit_code=2)
+                               "sheets").format(first=given[0], second=given[1]), exit_code=ExitStatus.USAGE)
     listed = [path for path in paths if path not in given]
     if not listed:
-        raise AttntraceError(_("no answer sheet given; attntrace check ANSWERS [PROBLEM]"), exit_code=2)
+        raise AttntraceError(_("no answer sheet given; attntrace check ANSWERS [PROBLEM]"), exit_code=ExitStatus.USAGE)
     found = list(dict.fromkeys(s for path in listed for s in expand(path)))  # a sheet named twice is marked once
     return (problem or (given[0] if given else None)), found
 

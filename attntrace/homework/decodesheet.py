@@ -30,7 +30,7 @@ from attntrace.homework.tables import Page, Reading, another_problem, filled_pag
 from attntrace.homework.worksheet import heading_lines
 from attntrace.language import N_, _, speaking
 from attntrace.render.document import Document
-from attntrace.views.page import Block, Note, Step
+from attntrace.views.page import Block, Note, Section
 
 
 class Worked(NamedTuple):
@@ -74,7 +74,7 @@ def answer_sheet(problem: Problem, window: int | None, sinks: int, blank: bool, 
             "sinks": sinks, "tokens": list(problem.labels), "heads": heads}
 
 
-def steps(problem: Problem, window: int | None, sinks: int, precision: int) -> list[Step]:
+def steps(problem: Problem, window: int | None, sinks: int, precision: int) -> list[Section]:
     """a page per step t and head: q_t's logits against keys 1 … t and the values given; the cache, weights, output"""
     d, worked = works(problem, window, sinks, precision)
     values = [v for _logits, v in printed(problem, precision)]
@@ -86,7 +86,7 @@ def steps(problem: Problem, window: int | None, sinks: int, precision: int) -> l
             what = _what(t, a, len(d.heads))
             slots = tuple(_("slot {slot}").format(slot=i) for i in range(1, len(w.cache) + 1))
             d_v = head.v.shape[1]
-            out.append(Step(0, what, (
+            out.append(Section(what, (
                 Block(_(LOGITS).format(what=what), "scores", ("s",),
                       labels[:t], w.logits[None, :]),
                 Block(_("{what}: values V").format(what=what), "v", labels[:t],
@@ -206,7 +206,7 @@ def document(problem: Problem, window: int | None, sinks: int, precision: int, k
     sink = sink_rule(sink_logits(problem, None, problem.dims.heads))
     notes = (Note(rules(window, sinks), "text"), Note(rounding(precision), "text"),
              *([] if sink is None else [Note(sink, "text")]))
-    pages[0] = Step(first.number, first.heading, (*notes, *first.items))
+    pages[0] = Section(first.heading, (*notes, *first.items))
     return Document(pages, answer_sheet(problem, window, sinks, blank=not key, precision=precision),
                     preface=lambda fmt: "\n".join(heading_lines(problem, key, fmt == "markdown", student)) + "\n")
 

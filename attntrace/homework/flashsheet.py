@@ -28,7 +28,7 @@ from attntrace.homework.worksheet import intro
 from attntrace.language import N_, _
 from attntrace.render.document import Document
 from attntrace.render.jsonform import floats
-from attntrace.views.page import Block, Note, Step
+from attntrace.views.page import Block, Note, Section
 
 
 class _Item(Item):
@@ -90,7 +90,7 @@ def _nulls(value: Any) -> Any:
     return [_nulls(v) for v in value] if isinstance(value, list) else None
 
 
-def steps(t: Trace, block: int, precision: int) -> list[Step]:
+def steps(t: Trace, block: int, precision: int) -> list[Section]:
     """a page per head and query: its scores and values given, the table of m, ℓ, O per block, and the output"""
     bounds = blocks(t.dims.m, block)
     keys = tuple(visible(label) for label in t.problem.key_labels)
@@ -103,7 +103,7 @@ def steps(t: Trace, block: int, precision: int) -> list[Step]:
             rows = tuple(_("block {block} (keys {first}–{last})").format(block=b + 1, first=start + 1, last=stop)
                          for b, (start, stop) in enumerate(bounds))
             table = np.column_stack([w.m[r], w.ell[r], w.o[r]])
-            out.append(Step(0, head, (
+            out.append(Section(head, (
                 Block(_(SCORES).format(what=head), "scores", ("s",), keys, s[r:r + 1]),
                 Block(_("{what}: values V").format(what=head), "v", keys, tuple(f"v[{c}]" for c in range(1, d_v + 1)),
                       v),
@@ -157,7 +157,7 @@ def document(t: Trace, block: int | None, precision: int, key: bool, student: st
     first = pages[0]
     sink = sink_rule(sinks(t))
     notes = (Note(rules(block), "text"), *([] if sink is None else [Note(sink, "text")]))
-    pages[0] = Step(first.number, first.heading, (*notes, *first.items))
+    pages[0] = Section(first.heading, (*notes, *first.items))
     return Document(pages, answer_sheet(t, block, blank=not key, precision=precision),
                     preface=lambda fmt: intro(t, precision, key, fmt == "markdown", student))
 

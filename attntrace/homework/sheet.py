@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from attntrace.core import intermediates
-from attntrace.errors import AttntraceError
+from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.files import csvfile, jsonfile
 from attntrace.files.text import read_text
 from attntrace.homework.said import ngettext, said
@@ -38,7 +38,7 @@ class SheetError(AttntraceError):
     """an answer sheet that cannot be read: exit 2, as for a usage error"""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, exit_code=2)
+        super().__init__(message, exit_code=ExitStatus.USAGE)
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,6 @@ from attntrace.render.jsonform import floats
 from attntrace.views.describe import shown_name
 from attntrace.views.walkthrough import worksheet_steps
 
-FORMATS = ("markdown", "plain", "json")
-
 
 def asked(t: Trace) -> list[Key]:
     """what the problem asks for, in the order a student computes it: per head Q ... output, then the final output.
