@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import os
 
-from attntrace.core.flash import default_block
 from attntrace.core.problem import Problem, dims
 from attntrace.errors import AttntraceError, Setting
 from attntrace.language import N_, _
@@ -89,7 +88,10 @@ def check_flash(problem: Problem, query: int | None, block: int | None, json: bo
     more block states as JSON than JSON_BLOCKS, or not fit in memory beside its trace; naming what helps"""
     d = dims(problem)
     n_q = d.n if query is None else 1
-    block = default_block(d.m) if block is None else block
+    if block is None:
+        from attntrace.core.flash import default_block  # the online softmax: more than 2% of start-up
+
+        block = default_block(d.m)
     blocks = math.ceil(d.m / block)
     states = d.heads * n_q * blocks
     said = dict(states=f"{states:,}", queries=f"{n_q:,}", blocks=f"{blocks:,}", heads=f"{d.heads:,}")

@@ -10,9 +10,7 @@ from typing import TYPE_CHECKING, Any
 from attntrace.errors import AttntraceError
 from attntrace.escape import comment, markdown, visible
 from attntrace.language import _
-from attntrace.render import csvfmt, plain
-from attntrace.render import markdown as markdown_format
-from attntrace.render.jsonform import Rows, chunks, dumps, pieces, trace_form
+from attntrace.render import plain
 from attntrace.views.describe import shown_name
 from attntrace.views.page import Step
 from attntrace.views.text import width, wrapped
@@ -20,6 +18,7 @@ from attntrace.views.walkthrough import run_steps, step_steps
 
 if TYPE_CHECKING:
     from attntrace.core.trace import Trace
+    from attntrace.render.jsonform import Rows
 
 
 @dataclass(frozen=True, eq=False)  # it holds arrays, which have no ==: one is equal only to itself
@@ -67,14 +66,20 @@ def _plain(document: Document, style: Style) -> list[str]:
 
 
 def _markdown(document: Document, style: Style) -> list[str]:
+    from attntrace.render import markdown as markdown_format  # each format's module waits until it is asked for
+
     return [markdown_format.render_step(step, style.precision, _blank(step, style)) for step in document.steps]
 
 
 def _csv(document: Document, style: Style) -> list[str]:
+    from attntrace.render import csvfmt
+
     return [csvfmt.render_step(step, style.precision) for step in document.steps]
 
 
 def _json(document: Document, style: Style) -> list[str]:
+    from attntrace.render.jsonform import dumps  # the JSON form: more than 2% of start-up
+
     return [dumps(document.data)]
 
 
@@ -123,6 +128,8 @@ def stream(document: Document, fmt: str, style: Style) -> Iterator[str]:
         return iter(render(document, fmt, style))
     if fmt == "csv":
         return _gathered(_csv_pieces(document, style))
+    from attntrace.render.jsonform import chunks
+
     return _gathered(chunks(document.data))
 
 
@@ -130,6 +137,8 @@ def json_pieces(document: Document) -> Iterator[str | Rows]:
     """the JSON text piece by piece, each block of rows formatted only when its text() is asked for"""
     if document.data is None:
         raise ValueError("this document has no JSON form")
+    from attntrace.render.jsonform import pieces
+
     return pieces(document.data)
 
 
@@ -139,6 +148,8 @@ def _csv_pieces(document: Document, style: Style) -> Iterator[str]:
     if document.title and document.steps:
         yield _title(document.title, "csv", style)
     for step in document.steps:
+        from attntrace.render import csvfmt
+
         yield from csvfmt.stream_step(step, style.precision)
 
 
@@ -182,6 +193,8 @@ def recorder(steps: Sequence[Step], precision: int, title: str | None = None, pa
 
 def trace_document(t: Trace) -> Document:
     """a trace as `run` shows it (every input), or as `step` does (one input)"""
+    from attntrace.render.jsonform import trace_form
+
     return Document(run_steps(t) if t.query is None else step_steps(t), trace_form(t), title=shown_name(t.problem.name))
 
 
