@@ -11,7 +11,7 @@ from itertools import chain
 
 import numpy as np
 
-from attntrace.core import arithmetic
+from attntrace.core import arithmetic, integers
 from attntrace.core.arithmetic import decimal_of
 from attntrace.core.attention import softmax_written
 from attntrace.core.trace import Trace
@@ -20,7 +20,6 @@ from attntrace.language import N_, _, ngettext
 from attntrace.views.page import Note, Step
 
 LONG = 8  # dot products longer than this show their first 3 terms, a count, and the last term
-_LIMIT = 2**62  # integers below this, and sums of two of them, are exact in int64
 UNROUNDED = N_("(unrounded: {number})")  # the bracket after a result where the tables' value is another
 
 
@@ -236,37 +235,7 @@ def _factors(a: np.ndarray, b: np.ndarray, w: _Writer) -> tuple[list[list[str]],
     size = len(shown)
     left, right = w.texts(a[:, shown]), w.texts(b[shown, :])
     rows = [left[r * size:(r + 1) * size] for r in range(a.shape[0])]
-    return rows, [right[c::cols] for c in range(cols)], _exact(np.matmul, w.scaled(a), w.scaled(b), n)
-
-
-def _integers(values: list[int], shape: tuple[int, ...]) -> np.ndarray:
-    """exact integers as an array: int64 when every one is small enough, else Python integers"""
-    if not values or (max(values) < _LIMIT and min(values) > -_LIMIT):
-        return np.array(values, dtype=np.int64).reshape(shape)
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out.reshape(shape)
-
-
-def _exact(operation: Callable[[np.ndarray, np.ndarray], np.ndarray], a: np.ndarray, b: np.ndarray,
-           count: int = 1) -> np.ndarray:
-    """a product (or count-term dot product) of exact integers, in int64 when no sum of its can leave it, else in
-    Python integers"""
-    if a.dtype == np.int64 and b.dtype == np.int64 and _largest(a) * _largest(b) * max(count, 1) < _LIMIT:
-        return operation(a, b)
-    return np.asarray(operation(a.astype(object), b.astype(object)), dtype=object)
-
-
-def _plus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a + b, exactly"""
-    if a.dtype == np.int64 and b.dtype == np.int64 and _largest(a) + _largest(b) < _LIMIT:
-        return a + b
-    return np.asarray(a.astype(object) + b.astype(object), dtype=object)
-
-
-def _largest(a: np.ndarray) -> int:
-    """the largest magnitude in a"""
-    return max((abs(int(v)) for v in a.flat), default=0) if a.dtype == object else int(np.abs(a).max(initial=0))
+    return rows, [right[c::cols] for c in range(cols)], integers.dot(w.scaled(a), w.scaled(b), n)
 
 
 def _rounded(values: np.ndarray, precision: int) -> np.ndarray:
@@ -285,7 +254,7 @@ def _rounded(values: np.ndarray, precision: int) -> np.ndarray:
     exact = out.tolist()
     for k, text in zip(awkward.tolist(), _fixed(flat[awkward], precision)):
         exact[k] = int(text.replace(".", ""))
-    return _integers(exact, values.shape)
+    return integers.exact(exact, values.shape)
 
 
 def _numbers(flat: np.ndarray, precision: int) -> list[str]:
@@ -368,7 +337,7 @@ def _derive(t: Trace, a: int, w: _Writer) -> list[Note]:
         if b is not None:
             sources = [f"{source} + b_{name}[{column}]" for source, column in zip(sources, columns)]
             biases = [f" + {text}" for text in w.texts(b)]
-            exact = _plus(exact, _exact(np.multiply, w.scaled(b)[None, :], np.array(10 ** (scale - precision))))
+            exact = integers.plus(exact, integers.product(w.scaled(b)[None, :], np.array(10 ** (scale - precision))))
         results = iter(w.written(exact, scale, values))
         if weight is None and b is None:  # a copied cell has no arithmetic
             notes.extend([Note(f"{head}{name}{r + 1}[{c}] = {label}{r + 1}{source} = {result}")
@@ -508,7 +477,7 @@ def _weighted(t: Trace, a: int, w: _Writer) -> list[Note]:
     products = t.weighted(a, t.rows[0])  # [m, d_v]
     m, d_v = t.dims.m, t.dims.d_v
     weights, values = w.texts(h.weights[0, :m]), w.texts(h.v)
-    exact = _exact(np.multiply, w.scaled(h.weights[0, :m])[:, None], w.scaled(h.v))
+    exact = integers.product(w.scaled(h.weights[0, :m])[:, None], w.scaled(h.v))
     whole = _whole_products(t, a, w)
     results = w.written(exact, 2 * w.precision, products, whole)
     w.products |= any(" " in result for result in results)  # a bracket: the tables' value differs
@@ -525,10 +494,10 @@ def _output(t: Trace, a: int, w: _Writer) -> list[Note]:
     m, d_v = products.shape
     shown = _shown(m)
     whole = _whole_products(t, a, w)
-    exact = _exact(np.multiply, w.scaled(h.weights[0, :m])[:, None], w.scaled(h.v))  # step 6's, times 10^(2p)
+    exact = integers.product(w.scaled(h.weights[0, :m])[:, None], w.scaled(h.v))  # step 6's, times 10^(2p)
     texts, _first = w.results(exact[shown], 2 * w.precision, products[shown], whole[shown])
     texts = [_term(text.partition(" ")[0]) for text in texts]  # each term as step 6 wrote it, without its bracket
-    added = _exact(np.matmul, np.ones((1, m), dtype=np.int64), _as_written(exact, w), m)  # each column's sum
+    added = integers.dot(np.ones((1, m), dtype=np.int64), _as_written(exact, w), m)  # each column's sum
     results = w.written(added, w.precision + 1, h.output[0, :d_v], np.all(whole, axis=0))  # of whole terms: whole
     return [Note(f"{head}{output_cell(i, c + 1)} = {_terms(texts[c::d_v], m)} = {results[c]}") for c in range(d_v)]
 
@@ -543,7 +512,7 @@ def _as_written(exact: np.ndarray, w: _Writer) -> np.ndarray:
     precision half away from zero, or in full to one decimal more when exactly halfway without carried rounding;
     times 10^(precision + 1)"""
     unit = 10 ** w.precision
-    if exact.dtype == np.int64 and _largest(exact) >= _LIMIT // 10:
+    if exact.dtype == np.int64 and integers.largest(exact) >= integers.LIMIT // 10:
         exact = exact.astype(object)
     size = np.abs(exact)
     rest = size % unit
@@ -569,6 +538,6 @@ def _projected(t: Trace, w: _Writer) -> list[Note]:
         biases = w.texts(p.b_o)
         named = [f"{text} + b_o[{c + 1}]" for c, text in enumerate(named)]
         written = [f"{text} + {bias}" for text, bias in zip(written, biases)]
-        exact = _plus(exact, _exact(np.multiply, w.scaled(p.b_o)[None, :], np.array(10**w.precision)))
+        exact = integers.plus(exact, integers.product(w.scaled(p.b_o)[None, :], np.array(10**w.precision)))
     results = w.written(exact, 2 * w.precision, t.output[0, :t.dims.d_out])
     return [Note(f"{output_cell(i, c + 1)} = {named[c]} = {written[c]} = {results[c]}") for c in range(t.dims.d_out)]
