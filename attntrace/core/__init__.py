@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from types import ModuleType
 
-_MODULES = ("arithmetic", "attention", "decode", "engine", "experiments", "flash", "generate", "intermediates", "masks",
-            "overflow", "problem", "schema", "trace", "variants", "who")
+_MODULES = ("arithmetic", "attention", "decode", "engine", "experiments", "flash", "generate", "integers", "intermediates",
+            "masks", "overflow", "problem", "schema", "trace", "variants", "who")
 
 
 def __getattr__(name: str) -> ModuleType:
