@@ -11,6 +11,7 @@ from attntrace.core import intermediates
 from attntrace.core.problem import Problem
 from attntrace.errors import AttntraceError, ExitStatus
 from attntrace.files import jsonfile, paths
+from attntrace.files.problemfile import origin
 from attntrace.files.text import decode, read_bytes
 from attntrace.homework.assign import KEYS
 from attntrace.homework.kinds import Marker, load
@@ -141,7 +142,7 @@ def mark(sheet_paths: list[str], problem: str | None, load_problem: Callable[[st
     for path in sheet_paths:
         source = problem if problem is not None else beside(path)
         if source not in markers:
-            markers[source] = Marker(load_problem(source), source or "the built-in example")
+            markers[source] = Marker(load_problem(source), origin(source))
         marker = markers[source]
         try:
             out.reports.append(marker.mark(load(path, marker.problem), rule))

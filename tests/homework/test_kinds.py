@@ -42,3 +42,12 @@ def test_a_key_read_back_by_its_own_reader_is_all_right(tmp_path: Path, kind: st
     assert kind_of(sheet).name == kind
     report = Marker(problem, "problem.json").mark(sheet, Rule())
     assert report.passed and report.diagnosis is None, [(item.name, item.verdict) for item in report.items]
+
+
+def test_a_sheet_of_another_problem_names_the_built_in_example_in_the_reader_s_language(attntrace, tmp_path):
+    sheet = tmp_path / "other.json"  # the key of another problem, marked against the built-in example
+    key = attntrace("worksheet", str(Path(__file__).parents[2] / "samples" / "causal.json"), "--key", "--format", "json")
+    sheet.write_text(key.out, encoding="utf-8")
+    zh = attntrace("check", str(sheet), "--lang", "zh")
+    assert zh.code == 2 and "内置示例" in zh.err and "built-in" not in zh.err, zh.err
+    assert "the built-in example" in attntrace("check", str(sheet)).err
